@@ -1,0 +1,33 @@
+import Foundation
+
+/// Runs blocking work on its own thread and waits at most `seconds` for it.
+///
+/// Deadlocks cannot be cancelled: a thread stuck in `sync` or `wait()` stays stuck. This leaves
+/// it behind and reports the timeout, so the REPL or the check carries on. Returns `nil` when the
+/// deadline passed.
+public func withDeadline<Result: Sendable>(seconds: Double, _ body: @escaping @Sendable () -> Result) -> Result? {
+    let result = Locked<Result?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        let value = body()
+        result.withLock { $0 = value }
+        done.signal()
+    }
+    thread.name = "deadline-guarded"
+    thread.start()
+    guard done.wait(timeout: .now() + seconds) == .success else { return nil }
+    return result.current
+}
+
+/// Runs async work from synchronous code and waits at most `seconds` for it (see `withDeadline`).
+public func waitForAsync<Result: Sendable>(seconds: Double, _ body: @escaping @Sendable () async -> Result) -> Result? {
+    let result = Locked<Result?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        let value = await body()
+        result.withLock { $0 = value }
+        done.signal()
+    }
+    guard done.wait(timeout: .now() + seconds) == .success else { return nil }
+    return result.current
+}

@@ -1,0 +1,72 @@
+/// Counts how often each outcome of a racy experiment happened, jcstress style: every outcome
+/// is declared acceptable, interesting or forbidden, and the table shows count, share and verdict.
+///
+/// A single run of racy code proves little; a tally over many runs shows what the rules allow
+/// and how often the bad case really happens on this machine.
+public struct OutcomeTally: Sendable {
+    public enum Verdict: Sendable, Equatable {
+        /// Allowed by the rules and expected.
+        case acceptable
+        /// Allowed, but worth a look (e.g. a rare interleaving).
+        case interesting
+        /// Must never happen: a bug.
+        case forbidden
+
+        var label: Localized {
+            switch self {
+            case .acceptable: Localized("acceptable", ja: "許容")
+            case .interesting: Localized("interesting", ja: "注目")
+            case .forbidden: Localized("FORBIDDEN", ja: "禁止")
+            }
+        }
+    }
+
+    private let classify: @Sendable (String) -> Verdict
+    /// Outcomes in order of first appearance, with counts.
+    public private(set) var outcomes: [(outcome: String, count: Int)] = []
+
+    public init(classify: @escaping @Sendable (String) -> Verdict) {
+        self.classify = classify
+    }
+
+    public mutating func record(_ outcome: String) {
+        if let index = outcomes.firstIndex(where: { $0.outcome == outcome }) {
+            outcomes[index].count += 1
+        } else {
+            outcomes.append((outcome, 1))
+        }
+    }
+
+    public var total: Int { outcomes.reduce(0) { $0 + $1.count } }
+
+    public func verdict(of outcome: String) -> Verdict { classify(outcome) }
+
+    public func count(of outcome: String) -> Int { outcomes.first { $0.outcome == outcome }?.count ?? 0 }
+
+    /// How many runs ended in a forbidden outcome.
+    public var forbiddenCount: Int { outcomes.filter { classify($0.outcome) == .forbidden }.reduce(0) { $0 + $1.count } }
+
+    /// The table, most frequent outcome first.
+    public func render(terminal: Terminal, language: Language) -> String {
+        let header = (Localized("outcome", ja: "結果").text(language), Localized("count", ja: "回数").text(language),
+                      Localized("share", ja: "割合").text(language), Localized("verdict", ja: "判定").text(language))
+        let rows = outcomes.sorted { $0.count > $1.count }
+        let outcomeWidth = max(displayWidth(header.0), rows.map { displayWidth($0.outcome) }.max() ?? 0)
+        let countWidth = max(displayWidth(header.1), String(total).count)
+        var lines = ["  " + padded(header.0, to: outcomeWidth) + "  " + padded(header.1, to: countWidth) + "  " + padded(header.2, to: 7) + "  " + header.3]
+        for row in rows {
+            let verdict = classify(row.outcome)
+            let share = total == 0 ? 0 : Double(row.count) * 100 / Double(total)
+            let shareText = share > 0 && share < 0.1 ? "<0.1%" : String(format: "%.1f%%", share)
+            var verdictText = verdict.label.text(language)
+            switch verdict {
+            case .acceptable: verdictText = terminal.paint(verdictText, .green)
+            case .interesting: verdictText = terminal.paint(verdictText, .yellow)
+            case .forbidden: verdictText = terminal.paint(verdictText, .red)
+            }
+            let countText = String(repeating: " ", count: max(0, countWidth - String(row.count).count)) + String(row.count)
+            lines.append("  " + padded(row.outcome, to: outcomeWidth) + "  " + countText + "  " + padded(shareText, to: 7) + "  " + verdictText)
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,156 @@
+/// One runnable lesson of a chapter: narration, knobs to tweak, an optional prediction, and a
+/// body that records what happened into a `Trace`.
+public struct Scenario: Sendable {
+    /// A number the learner can tweak with `run N name=value`.
+    public struct Knob: Sendable {
+        public let name: String
+        public let defaultValue: Int
+        public let range: ClosedRange<Int>
+        public let help: Localized
+
+        public init(_ name: String, default defaultValue: Int, range: ClosedRange<Int>, help: Localized) {
+            precondition(range.contains(defaultValue), "knob \(name): default outside its range")
+            self.name = name
+            self.defaultValue = defaultValue
+            self.range = range
+            self.help = help
+        }
+    }
+
+    /// A question the learner answers before the run (`predict N`); the run then says whether
+    /// the answer matched what happened, and why.
+    public struct Prediction: Sendable {
+        public let question: Localized
+        /// What this run answered, read from the run (by default: the emitted labels, joined).
+        public let observe: @Sendable (ScenarioContext) -> String
+        /// Whether an answer is an outcome the rules allow, even if this run showed another.
+        public let isPossible: @Sendable (String) -> Bool
+        public let explanation: Localized
+
+        public init(
+            question: Localized,
+            explanation: Localized,
+            observe: @escaping @Sendable (ScenarioContext) -> String = { $0.emitted.joined() },
+            isPossible: @escaping @Sendable (String) -> Bool
+        ) {
+            self.question = question
+            self.observe = observe
+            self.isPossible = isPossible
+            self.explanation = explanation
+        }
+
+        /// Upper-cased, without spaces, commas, arrows or dashes: `a, b -> c` becomes `ABC`.
+        public static func normalize(_ answer: String) -> String {
+            answer.uppercased().filter { !" ,->→、→".contains($0) }
+        }
+    }
+
+    public let slug: String
+    public let title: Localized
+    public let narration: Localized
+    public let knobs: [Knob]
+    public let prediction: Prediction?
+    public let run: @Sendable (ScenarioContext) async throws -> Void
+
+    public init(
+        slug: String,
+        title: Localized,
+        narration: Localized,
+        knobs: [Knob] = [],
+        prediction: Prediction? = nil,
+        run: @escaping @Sendable (ScenarioContext) async throws -> Void
+    ) {
+        self.slug = slug
+        self.title = title
+        self.narration = narration
+        self.knobs = knobs
+        self.prediction = prediction
+        self.run = run
+    }
+
+    /// The knob values for a run: defaults overridden by `name=value` pairs.
+    public func knobValues(_ overrides: [String: Int]) throws(KnobError) -> [String: Int] {
+        var values = Dictionary(uniqueKeysWithValues: knobs.map { ($0.name, $0.defaultValue) })
+        for (name, value) in overrides {
+            guard let knob = knobs.first(where: { $0.name == name }) else {
+                throw .unknown(name: name, known: knobs.map(\.name))
+            }
+            guard knob.range.contains(value) else { throw .outOfRange(knob: knob, value: value) }
+            values[name] = value
+        }
+        return values
+    }
+}
+
+public enum KnobError: Error, Equatable {
+    case unknown(name: String, known: [String])
+    case outOfRange(knob: String, value: Int, range: ClosedRange<Int>)
+    case malformed(String)
+
+    static func outOfRange(knob: Scenario.Knob, value: Int) -> KnobError {
+        .outOfRange(knob: knob.name, value: value, range: knob.range)
+    }
+
+    public var message: Localized {
+        switch self {
+        case let .unknown(name, known):
+            let list = known.isEmpty ? "-" : known.joined(separator: ", ")
+            return Localized("unknown knob '\(name)' (knobs: \(list))", ja: "不明なノブ '\(name)'（ノブ: \(list)）")
+        case let .outOfRange(knob, value, range):
+            return Localized(
+                "\(knob)=\(value) is outside \(range.lowerBound)...\(range.upperBound)",
+                ja: "\(knob)=\(value) は範囲 \(range.lowerBound)...\(range.upperBound) の外です")
+        case let .malformed(text):
+            return Localized("'\(text)' is not name=number", ja: "'\(text)' は 名前=数値 の形ではありません")
+        }
+    }
+}
+
+/// What a scenario's body gets: the trace to record into, the knob values, the seed, and a way
+/// to talk to the learner in their language.
+public final class ScenarioContext: Sendable {
+    public let trace: Trace
+    public let language: Language
+    public let seed: UInt64
+    private let knobs: [String: Int]
+    private let output: @Sendable (String) -> Void
+    private let emittedLabels = Locked<[String]>([])
+    private let notes = Locked<[String: String]>([:])
+
+    public init(trace: Trace = Trace(), language: Language, seed: UInt64, knobs: [String: Int], output: @escaping @Sendable (String) -> Void) {
+        self.trace = trace
+        self.language = language
+        self.seed = seed
+        self.knobs = knobs
+        self.output = output
+    }
+
+    /// The value of a declared knob.
+    public func knob(_ name: String) -> Int {
+        guard let value = knobs[name] else { preconditionFailure("scenario reads undeclared knob \(name)") }
+        return value
+    }
+
+    /// Prints a line in the learner's language.
+    public func say(_ text: Localized) { output(text.text(language)) }
+
+    /// Prints a line as it is (numbers, tables).
+    public func show(_ line: String) { output(line) }
+
+    /// "Prints" a label the way the lesson's code would, e.g. the letter `A`: it is shown with its
+    /// lane, recorded on the trace, and kept for the prediction.
+    public func emit(_ label: String, lane: String? = nil) {
+        let lane = lane ?? trace.currentThreadLane()
+        trace.record(label, lane: lane)
+        emittedLabels.withLock { $0.append(label) }
+        output("  \(lane): \(label)")
+    }
+
+    /// The emitted labels in order.
+    public var emitted: [String] { emittedLabels.current }
+
+    /// Remembers a value for the prediction to read (e.g. a counter's final value).
+    public func note(_ key: String, _ value: String) { notes.withLock { $0[key] = value } }
+
+    public func noted(_ key: String) -> String? { notes.withLock { $0[key] } }
+}

@@ -1,0 +1,317 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The REPL and the one-shot actions of a chapter executable.
+///
+/// Non-TTY input is read line by line with no prompt; end of input quits. Output goes through
+/// `write` so tests can capture it.
+public final class Session: @unchecked Sendable {  // used from the REPL thread only
+    let chapter: Chapter
+    var language: Language
+    var showsTimeline = true
+    let seed: UInt64
+    var terminal: Terminal
+    let write: @Sendable (String) -> Void
+    let readLineFromInput: () -> String?
+    let interactive: Bool
+    /// How long a scenario may run before the REPL gives up on it and carries on.
+    public var scenarioDeadlineSeconds: Double = 60
+
+    public init(
+        chapter: Chapter,
+        options: ChapterOptions,
+        terminal: Terminal,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        interactive: Bool = isatty(STDIN_FILENO) == 1,
+        readLine: @escaping () -> String? = { Swift.readLine(strippingNewline: true) },
+        write: @escaping @Sendable (String) -> Void
+    ) {
+        self.chapter = chapter
+        self.language = options.language ?? Language.fromEnvironment(environment)
+        self.seed = options.seed
+        var terminal = terminal
+        if options.noColor { terminal.usesColor = false }
+        self.terminal = terminal
+        self.interactive = interactive
+        self.readLineFromInput = readLine
+        self.write = write
+    }
+
+    func t(_ text: Localized) -> String { text.text(language) }
+
+    /// Performs an action and returns the exit code.
+    public func perform(_ action: ChapterOptions.Action) -> Int32 {
+        switch action {
+        case .repl: return repl()
+        case .list: list(); return 0
+        case .help: write(helpForFlags()); return 0
+        case .all:
+            var failed = false
+            for number in chapter.scenarios.indices.map({ $0 + 1 }) where !run(number, knobs: [:]) { failed = true }
+            return failed ? 1 : 0
+        case let .run(number, knobs):
+            guard scenario(number) != nil else {
+                writeError(t(noSuchScenario(number)))
+                return 2
+            }
+            do throws(KnobError) {
+                _ = try chapter.scenarios[number - 1].knobValues(knobs)
+            } catch {
+                writeError(t(error.message))
+                return 2
+            }
+            return run(number, knobs: knobs) ? 0 : 1
+        case .child:
+            return 2
+        }
+    }
+
+    // MARK: REPL
+
+    func repl() -> Int32 {
+        if interactive {
+            write(terminal.paint(t(chapter.title.with([:])).isEmpty ? "" : "\(chapter.executable) — \(t(chapter.title))", .bold))
+            write(t(Localized("Type 'list' to see the scenarios, 'help' for commands.", ja: "'list' でシナリオ一覧、'help' でコマンド一覧を表示します。")))
+        }
+        while true {
+            if interactive {
+                Console.prompt(terminal.paint("ch\(String(format: "%02d", chapter.number))> ", .bold))
+            }
+            guard let line = readLineFromInput() else {
+                if interactive { write("") }
+                return 0
+            }
+            if !execute(line) { return 0 }
+        }
+    }
+
+    /// Executes one REPL command; returns false on `quit`.
+    @discardableResult
+    public func execute(_ line: String) -> Bool {
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        guard let command = words.first?.lowercased() else { return true }
+        let arguments = Array(words.dropFirst())
+        switch command {
+        case "quit", "exit", "q":
+            return false
+        case "help", "?":
+            write(helpForCommands())
+        case "list", "ls":
+            list()
+        case "run", "predict", "explain":
+            guard let first = arguments.first, let number = Int(first) else {
+                write(t(Localized("usage: \(command) N   (N from 'list')", ja: "使い方: \(command) N   （N は 'list' の番号）")))
+                return true
+            }
+            guard scenario(number) != nil else {
+                write(t(noSuchScenario(number)))
+                return true
+            }
+            var knobs: [String: Int] = [:]
+            do throws(KnobError) {
+                for text in arguments.dropFirst() {
+                    let (name, value) = try parseKnob(text)
+                    knobs[name] = value
+                }
+                _ = try chapter.scenarios[number - 1].knobValues(knobs)
+            } catch {
+                write(t(error.message))
+                return true
+            }
+            switch command {
+            case "run": run(number, knobs: knobs)
+            case "predict": predict(number, knobs: knobs)
+            default: explain(number)
+            }
+        case "timeline":
+            switch arguments.first?.lowercased() {
+            case "on": showsTimeline = true
+            case "off": showsTimeline = false
+            default:
+                write(t(Localized("usage: timeline on|off", ja: "使い方: timeline on|off")))
+                return true
+            }
+            write(t(showsTimeline ? Localized("timeline: on", ja: "タイムライン: 表示") : Localized("timeline: off", ja: "タイムライン: 非表示")))
+        case "lang":
+            guard let code = arguments.first, let language = Language(rawValue: code.lowercased()) else {
+                write(t(Localized("usage: lang en|ja", ja: "使い方: lang en|ja")))
+                return true
+            }
+            self.language = language
+            write(t(Localized("language: English", ja: "言語: 日本語")))
+        default:
+            if let number = Int(command), scenario(number) != nil {
+                run(number, knobs: [:])
+            } else {
+                write(t(Localized("unknown command '\(command)'", ja: "不明なコマンド '\(command)'")))
+                write(helpForCommands())
+            }
+        }
+        return true
+    }
+
+    // MARK: Commands
+
+    func scenario(_ number: Int) -> Scenario? {
+        chapter.scenarios.indices.contains(number - 1) ? chapter.scenarios[number - 1] : nil
+    }
+
+    func noSuchScenario(_ number: Int) -> Localized {
+        Localized("no scenario \(number) (1...\(chapter.scenarios.count); see 'list')", ja: "シナリオ \(number) はありません（1...\(chapter.scenarios.count)、'list' を参照）")
+    }
+
+    func list() {
+        write(terminal.paint("\(chapter.executable) — \(t(chapter.title))", .bold))
+        for (index, scenario) in chapter.scenarios.enumerated() {
+            var line = padded("\(index + 1).", to: 4) + t(scenario.title)
+            if !scenario.knobs.isEmpty { line += terminal.paint("  [" + scenario.knobs.map(\.name).joined(separator: " ") + "]", .dim) }
+            if scenario.prediction != nil { line += terminal.paint(t(Localized("  (predict)", ja: "  （予想）")), .yellow) }
+            write(line)
+        }
+    }
+
+    func explain(_ number: Int) {
+        let scenario = chapter.scenarios[number - 1]
+        write(terminal.paint("\(number). \(t(scenario.title))", .bold))
+        write(t(scenario.narration))
+        if !scenario.knobs.isEmpty {
+            write("")
+            write(t(Localized("Knobs (run \(number) name=value):", ja: "ノブ（run \(number) 名前=値）:")))
+            for knob in scenario.knobs {
+                write("  \(knob.name)=\(knob.defaultValue)  (\(knob.range.lowerBound)...\(knob.range.upperBound))  \(t(knob.help))")
+            }
+        }
+        if let prediction = scenario.prediction {
+            write("")
+            write(t(Localized("Predict: ", ja: "予想: ")) + t(prediction.question) + "  → predict \(number)")
+        }
+    }
+
+    /// Runs a scenario and prints its output and timeline. Returns false if it threw or hung.
+    @discardableResult
+    func run(_ number: Int, knobs: [String: Int]) -> Bool {
+        runAndReturnContext(number, knobs: knobs) != nil
+    }
+
+    func runAndReturnContext(_ number: Int, knobs: [String: Int]) -> ScenarioContext? {
+        let scenario = chapter.scenarios[number - 1]
+        let values = (try? scenario.knobValues(knobs)) ?? [:]
+        let knobText = scenario.knobs.map { "\($0.name)=\(values[$0.name]!)" }.joined(separator: " ")
+        write(terminal.paint("── \(number). \(t(scenario.title)) \(knobText)", .bold))
+        let context = ScenarioContext(language: language, seed: seed, knobs: values, output: write)
+        let outcome: String?? = waitForAsync(seconds: scenarioDeadlineSeconds) { () async -> String? in
+            do {
+                try await scenario.run(context)
+                return nil
+            } catch {
+                return String(describing: error)
+            }
+        }
+        if showsTimeline {
+            write("")
+            write(Timeline(terminal: terminal).render(context.trace.events, language: language))
+        }
+        switch outcome {
+        case .some(nil):
+            return context
+        case .some(let message?):
+            write(terminal.paint(t(Localized("The scenario failed: \(message)", ja: "シナリオが失敗しました: \(message)")), .red))
+            return nil
+        case nil:
+            write(terminal.paint(t(Localized(
+                "The scenario did not finish within \(Int(scenarioDeadlineSeconds)) s; it was left behind.",
+                ja: "シナリオが \(Int(scenarioDeadlineSeconds)) 秒以内に終わらなかったため、置き去りにしました。")), .red))
+            return nil
+        }
+    }
+
+    func predict(_ number: Int, knobs: [String: Int]) {
+        let scenario = chapter.scenarios[number - 1]
+        guard let prediction = scenario.prediction else {
+            write(t(Localized("Scenario \(number) has no prediction; try 'run \(number)'.", ja: "シナリオ \(number) には予想問題がありません。'run \(number)' を試してください。")))
+            return
+        }
+        write(terminal.paint("\(number). \(t(scenario.title))", .bold))
+        write(t(prediction.question))
+        if interactive { Console.prompt(t(Localized("your answer> ", ja: "あなたの答え> "))) }
+        guard let answer = readLineFromInput() else { return }
+        if !interactive { write(t(Localized("your answer: ", ja: "あなたの答え: ")) + answer) }
+        guard let context = runAndReturnContext(number, knobs: knobs) else { return }
+        let observed = Scenario.Prediction.normalize(prediction.observe(context))
+        let guess = Scenario.Prediction.normalize(answer)
+        write("")
+        if guess == observed {
+            write(terminal.paint(t(Localized("✓ Matched: this run gave \(observed).", ja: "✓ 的中: この実行の結果は \(observed) でした。")), .green))
+        } else if prediction.isPossible(guess) {
+            write(terminal.paint(t(Localized(
+                "~ This run gave \(observed), but \(guess) is also possible: run it again.",
+                ja: "~ この実行の結果は \(observed) でしたが、\(guess) も起こり得ます。もう一度実行してみてください。")), .yellow))
+        } else {
+            write(terminal.paint(t(Localized("✗ This run gave \(observed); \(guess) cannot happen.", ja: "✗ この実行の結果は \(observed) でした。\(guess) は起こり得ません。")), .red))
+        }
+        write(t(Localized("Why: ", ja: "理由: ")) + t(prediction.explanation))
+    }
+
+    // MARK: Help
+
+    func helpForCommands() -> String {
+        t(Localized("""
+        Commands:
+          list                    the scenarios
+          run N [name=value …]    run scenario N, optionally with knobs changed
+          N                       same as run N
+          predict N               answer the question first, then run and compare
+          explain N               what scenario N shows, its knobs and question
+          timeline on|off         draw the timeline after each run
+          lang en|ja              switch language
+          help                    this text
+          quit                    leave (end of input also quits)
+        """, ja: """
+        コマンド:
+          list                    シナリオ一覧
+          run N [名前=値 …]       シナリオ N を実行（ノブを変えられます）
+          N                       run N と同じ
+          predict N               先に答えてから実行し、結果と比べる
+          explain N               シナリオ N の説明、ノブ、問題
+          timeline on|off         実行後のタイムライン表示を切り替える
+          lang en|ja              言語を切り替える
+          help                    このヘルプ
+          quit                    終了（入力の終わりでも終了）
+        """))
+    }
+
+    func helpForFlags() -> String {
+        let e = chapter.executable
+        return t(Localized("""
+        \(e) — \(chapter.title.en)
+
+        Usage: swift run \(e) [options]
+          (no options)       interactive: type 'help' for commands; reads piped input line by line
+          --list             list the scenarios
+          --run N [k=v …]    run scenario N once, with optional knobs
+          --all              run every scenario with default knobs
+          --lang en|ja       language (default: from LANG)
+          --no-color         plain output (also: NO_COLOR=1, or output not a terminal)
+          --seed S           seed for scenarios that choose at random (default 1)
+          --help             this text
+        Exit status: 0 ok, 1 a scenario failed, 2 bad usage.
+        """, ja: """
+        \(e) — \(chapter.title.ja)
+
+        使い方: swift run \(e) [オプション]
+          （オプションなし）  対話モード: 'help' でコマンド一覧。パイプ入力は 1 行ずつ実行
+          --list             シナリオ一覧
+          --run N [k=v …]    シナリオ N を 1 回実行（ノブ指定可）
+          --all              全シナリオを既定のノブで実行
+          --lang en|ja       言語（既定: LANG から）
+          --no-color         色なし（NO_COLOR=1 や端末以外への出力でも同じ）
+          --seed S           ランダムに選ぶシナリオのシード（既定 1）
+          --help             このヘルプ
+        終了コード: 0 正常、1 シナリオ失敗、2 使い方の誤り
+        """))
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What the output device can show: colour, Unicode box drawing, width.
+public struct Terminal: Sendable {
+    public var usesColor: Bool
+    public var usesUnicode: Bool
+    public var width: Int
+
+    public init(usesColor: Bool, usesUnicode: Bool, width: Int) {
+        self.usesColor = usesColor
+        self.usesUnicode = usesUnicode
+        self.width = width
+    }
+
+    /// Plain text: no colour, ASCII only, 80 columns. Used by tests and pipes.
+    public static let plain = Terminal(usesColor: false, usesUnicode: false, width: 80)
+
+    /// Detects standard output: colour only on a TTY without `NO_COLOR` and with a `TERM` other
+    /// than `dumb`; Unicode unless the locale says otherwise; width from the TTY, else `COLUMNS`,
+    /// else 80.
+    public static func detect(environment: [String: String] = ProcessInfo.processInfo.environment) -> Terminal {
+        let isTTY = isatty(STDOUT_FILENO) == 1
+        let term = environment["TERM"] ?? ""
+        let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        let locale = environment["LC_ALL"] ?? environment["LC_CTYPE"] ?? environment["LANG"] ?? ""
+        let asciiLocale = locale == "C" || locale == "POSIX" || (!locale.isEmpty && !locale.uppercased().contains("UTF"))
+        return Terminal(
+            usesColor: isTTY && !noColor && term != "dumb",
+            usesUnicode: !asciiLocale && term != "dumb",
+            width: max(40, min(terminalColumns(isTTY: isTTY, environment: environment), 200))
+        )
+    }
+
+    private static func terminalColumns(isTTY: Bool, environment: [String: String]) -> Int {
+        if isTTY {
+            var size = winsize()
+            if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        }
+        if let columns = environment["COLUMNS"].flatMap(Int.init), columns > 0 { return columns }
+        return 80
+    }
+
+    public enum Style: String, Sendable {
+        case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", blue = "34", magenta = "35", cyan = "36"
+    }
+
+    /// `text` in `style` when colour is on, else unchanged.
+    public func paint(_ text: String, _ style: Style) -> String {
+        usesColor ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
+    }
+}
+
+/// Display width of a string in terminal cells: East Asian wide characters take two.
+public func displayWidth(_ s: String) -> Int {
+    s.unicodeScalars.reduce(0) { width, scalar in
+        let v = scalar.value
+        if v < 0x20 || (0x300...0x36F).contains(v) { return width }
+        let wide = (0x1100...0x115F).contains(v) || (0x2E80...0xA4CF).contains(v) || (0xAC00...0xD7A3).contains(v)
+            || (0xF900...0xFAFF).contains(v) || (0xFE30...0xFE4F).contains(v) || (0xFF00...0xFF60).contains(v)
+            || (0xFFE0...0xFFE6).contains(v) || (0x1F300...0x1FAFF).contains(v) || (0x20000...0x3FFFD).contains(v)
+        return width + (wide ? 2 : 1)
+    }
+}
+
+/// Pads `s` with spaces to `width` display cells.
+public func padded(_ s: String, to width: Int) -> String {
+    s + String(repeating: " ", count: max(0, width - displayWidth(s)))
+}

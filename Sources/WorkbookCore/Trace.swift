@@ -1,0 +1,96 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A thread-safe log of what happened, when, and on which lane (a thread or a task).
+///
+/// Scenarios record into a trace and the timeline draws it; checks assert ordering on it
+/// (happens-before, at most N in flight, exactly once, no overlap) instead of sleeping or
+/// sorting results away.
+public final class Trace: Sendable {
+    public enum Kind: String, Sendable {
+        /// Something happened at one instant.
+        case point
+        /// A span of work started (drawn as a bar until the matching `end`).
+        case begin
+        /// A span of work ended.
+        case end
+    }
+
+    public struct Event: Sendable, Equatable {
+        /// Position in the log; ties in `time` are broken by it.
+        public let sequence: Int
+        /// Nanoseconds since the trace started.
+        public let time: UInt64
+        public let lane: String
+        public let label: String
+        public let kind: Kind
+    }
+
+    private struct State {
+        var events: [Event] = []
+        var laneOfThread: [UInt: String] = [:]
+    }
+
+    private let start = MonotonicClock.now()
+    private let state = Locked(State())
+
+    public init() {}
+
+    /// Records an instant. The lane defaults to the calling thread (`main`, `T1`, `T2`, … in
+    /// order of first appearance in this trace).
+    public func record(_ label: String, lane: String? = nil) { append(label, lane: lane, kind: .point) }
+
+    public func begin(_ label: String, lane: String? = nil) { append(label, lane: lane, kind: .begin) }
+
+    public func end(_ label: String, lane: String? = nil) { append(label, lane: lane, kind: .end) }
+
+    /// Records `body` as a span from `begin` to `end`.
+    @discardableResult
+    public func span<Result>(_ label: String, lane: String? = nil, _ body: () throws -> Result) rethrows -> Result {
+        let lane = lane ?? currentThreadLane()
+        begin(label, lane: lane)
+        defer { end(label, lane: lane) }
+        return try body()
+    }
+
+    /// Everything recorded so far, in the order it was recorded.
+    public var events: [Event] { state.withLock { $0.events } }
+
+    /// The labels of the point events, in order (what a scenario "printed").
+    public var pointLabels: [String] { events.filter { $0.kind == .point }.map(\.label) }
+
+    /// The lane of the calling thread in this trace.
+    public func currentThreadLane() -> String {
+        if Thread.isMainThread { return "main" }
+        let id = ThreadIdentity.current
+        return state.withLock { state in
+            if let lane = state.laneOfThread[id] { return lane }
+            let lane = "T\(state.laneOfThread.count + 1)"
+            state.laneOfThread[id] = lane
+            return lane
+        }
+    }
+
+    private func append(_ label: String, lane: String?, kind: Kind) {
+        let lane = lane ?? currentThreadLane()
+        let time = MonotonicClock.now() &- start
+        state.withLock { state in
+            state.events.append(Event(sequence: state.events.count, time: time, lane: lane, label: label, kind: kind))
+        }
+    }
+}
+
+/// Identifies the calling OS thread while it lives.
+public enum ThreadIdentity {
+    public static var current: UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+        #else
+        UInt(pthread_self())
+        #endif
+    }
+}

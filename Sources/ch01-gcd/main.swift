@@ -1,0 +1,2 @@
+import WorkbookCore
+Chapter01.chapter.main()
