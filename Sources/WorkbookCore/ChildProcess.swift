@@ -25,9 +25,10 @@ public struct ChildProcess: Sendable {
     public init(executable: URL, arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.executable = executable
         self.arguments = arguments
-        // The runtime's own message ("Fatal error: …") without a full backtrace dump.
+        // The runtime's own message ("Fatal error: …") without a full backtrace dump, unless
+        // the caller asked for a particular backtrace.
         var environment = environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"
+        if environment["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
         self.environment = environment
     }
 

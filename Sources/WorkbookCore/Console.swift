@@ -9,6 +9,7 @@ public enum Console {
     public static func prompt(_ text: String) { write(text, to: .standardOutput) }
 
     private static func write(_ text: String, to handle: FileHandle) {
+        fflush(nil)  // keep order with anything written through C stdio (e.g. a test library)
         handle.write(Data(text.utf8))
     }
 }

@@ -53,7 +53,11 @@ public struct Timeline: Sendable {
         }
         for (key, starts) in openSpans {  // spans that never ended run to the right edge
             let lane = String(key.split(separator: "|", maxSplits: 1)[0])
-            for start in starts { fillBar(&rows[lane]!, from: start, to: width - 1, closed: false) }
+            let label = String(key.split(separator: "|", maxSplits: 1)[1])
+            for start in starts {
+                fillBar(&rows[lane]!, from: start, to: width - 1, closed: false)
+                labelsToPlace.append((lane, start + 1, label))
+            }
         }
         for placement in labelsToPlace { place(placement.text, at: placement.column, in: &rows[placement.lane]!) }
 

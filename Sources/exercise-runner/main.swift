@@ -1,1 +1,61 @@
-print("x")
+import Foundation
+import ExerciseKit
+import Exercises
+import WorkbookChecks
+import WorkbookCore
+
+// Runs the check of one exercise against the learner's code, in its own process, so that a
+// crash or a deadlock in that code ends this process and not the test run.
+//
+//   exercise-runner <Exercise> [--color] [--width N] [--ascii] [--lang en|ja]
+//
+// Exit status: 0 done, 1 failing, 2 usage, 3 not started (the code reached `todo()`).
+
+let checks: [String: @Sendable () -> CheckResult] = [
+    "SafeCounter": { SafeCounterCheck.run { SafeCounter() } },
+    "ReadersWriters": { ReadersWritersCheck.run { ReadersWriters(storage: $0) } },
+    "FanOut": { FanOutCheck.run { FanOut() } },
+]
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+var terminal = Terminal.plain
+var language = Language.fromEnvironment()
+var exercise: String?
+while !arguments.isEmpty {
+    let argument = arguments.removeFirst()
+    switch argument {
+    case "--color": terminal.usesColor = true
+    case "--unicode": terminal.usesUnicode = true
+    case "--width":
+        guard let text = arguments.first, let width = Int(text), width > 0 else {
+            Console.error("exercise-runner: --width needs a number")
+            exit(RunnerProtocol.usageExitCode)
+        }
+        arguments.removeFirst()
+        terminal.width = width
+    case "--lang":
+        guard let text = arguments.first, let value = Language(rawValue: text) else {
+            Console.error("exercise-runner: --lang takes en or ja")
+            exit(RunnerProtocol.usageExitCode)
+        }
+        arguments.removeFirst()
+        language = value
+    default:
+        exercise = argument
+    }
+}
+guard let exercise, let check = checks[exercise] else {
+    Console.error("usage: exercise-runner <\(checks.keys.sorted().joined(separator: "|"))> [--color] [--unicode] [--width N] [--lang en|ja]")
+    exit(RunnerProtocol.usageExitCode)
+}
+
+switch check() {
+case let .passed(properties):
+    Console.line(Report.passed(exercise, properties: properties, terminal: terminal, language: language))
+    Console.line("\(RunnerProtocol.verdictMarker) done")
+    exit(RunnerProtocol.doneExitCode)
+case let .failed(failure):
+    Console.line(Report.failed(exercise, failure, terminal: terminal, language: language))
+    Console.line("\(RunnerProtocol.verdictMarker) failing \(failure.property.id)")
+    exit(RunnerProtocol.failingExitCode)
+}

@@ -1,0 +1,80 @@
+import WorkbookCore
+
+/// A property an exercise answer must have, named the way a failure report names it.
+public struct Property: Sendable, Hashable {
+    /// Stable id, used by tests and the runner: `lost-update`, `write-overlap`, …
+    public let id: String
+    public let name: Localized
+    /// The rule in one sentence.
+    public let rule: Localized
+
+    public init(id: String, name: Localized, rule: Localized) {
+        self.id = id
+        self.name = name
+        self.rule = rule
+    }
+
+    /// Every check has it: the calls return within the deadline.
+    public static let finishes = Property(
+        id: "deadlock",
+        name: Localized("finishes (no deadlock)", ja: "終わる（デッドロックしない）"),
+        rule: Localized("Every call returns, and every callback comes, within the deadline.",
+                        ja: "すべての呼び出しが戻り、すべてのコールバックが期限内に呼ばれる。"))
+}
+
+/// Why an answer failed: the property it broke, what was seen, and the evidence.
+public struct CheckFailure: Error, Sendable {
+    public let property: Property
+    /// What happened, in a sentence or two.
+    public let observed: Localized
+    /// The part of the trace that shows it (may be empty).
+    public let events: [Trace.Event]
+    /// Outcome tally of a stress run, if there was one.
+    public let tally: OutcomeTally?
+
+    public init(_ property: Property, observed: Localized, events: [Trace.Event] = [], tally: OutcomeTally? = nil) {
+        self.property = property
+        self.observed = observed
+        self.events = events
+        self.tally = tally
+    }
+}
+
+public enum CheckResult: Sendable {
+    /// Every property held; lists them.
+    case passed([Property])
+    case failed(CheckFailure)
+
+    public var failure: CheckFailure? {
+        if case let .failed(failure) = self { return failure }
+        return nil
+    }
+}
+
+/// Tuning for a check run. Learners get the defaults; checker tests shorten the deadline for
+/// answers that are known to deadlock.
+public struct CheckOptions: Sendable {
+    /// How long to wait for a call or callback before calling it a deadlock.
+    public var deadlockSeconds: Double
+
+    public init(deadlockSeconds: Double = 4) {
+        self.deadlockSeconds = deadlockSeconds
+    }
+}
+
+extension CheckFailure {
+    /// A call or callback that did not come within the deadline.
+    static func deadlock(trace: Trace, options: CheckOptions, doing call: String) -> CheckFailure {
+        let seconds = formatSeconds(options.deadlockSeconds)
+        return CheckFailure(
+            .finishes,
+            observed: Localized(
+                "\(call) did not finish within \(seconds): a deadlock (for example `sync` onto a queue that waits for this thread, or a semaphore or group that is never signalled) or work that never ends.",
+                ja: "\(call) が \(seconds) 以内に終わりませんでした。デッドロック（たとえばこのスレッドを待っているキューへの `sync`、signal されないセマフォや leave されないグループ）か、終わらない処理です。"),
+            events: traceTail(trace.events))
+    }
+}
+
+func formatSeconds(_ seconds: Double) -> String {
+    seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+}

@@ -1,0 +1,156 @@
+import Foundation
+import ExerciseKit
+import WorkbookCore
+
+/// Checks exercise 01-gcd/ReadersWriters.
+///
+/// 1. A write runs alone. First a deterministic probe: a reader is held inside
+///    `storage.read`, then another thread writes; a write that enters while the reader is inside
+///    is an overlap. Then a stress run of readers and writers with busy work inside every
+///    access; the storage records any access that began while a write was running.
+/// 2. A read after a write returns it: one thread writes a value and reads it back, 300 times.
+/// 3. Reads run side by side: two readers are started; the first waits inside the storage for
+///    the second. If the second cannot get in, reads are serialized.
+public enum ReadersWritersCheck {
+    public static let writeAlone = Property(
+        id: "write-overlap",
+        name: Localized("a write runs alone", ja: "書き込みは単独で実行される"),
+        rule: Localized("No read runs while a write runs, and no two writes run at once.",
+                        ja: "書き込み中に読み取りは実行されず、2 つの書き込みが同時に実行されることもない。"))
+    public static let readAfterWrite = Property(
+        id: "stale-read",
+        name: Localized("a read after a write returns it", ja: "書き込み後の読み取りはその値を返す"),
+        rule: Localized("setValue(v, forKey: k) then value(forKey: k) on the same thread returns v.",
+                        ja: "同じスレッドで setValue(v, forKey: k) の後に value(forKey: k) を呼ぶと v が返る。"))
+    public static let readsOverlap = Property(
+        id: "reads-serialized",
+        name: Localized("reads run side by side", ja: "読み取りは並行して実行される"),
+        rule: Localized("Two reads can be inside the storage at the same time.",
+                        ja: "2 つの読み取りが同時にストレージの中にいられる。"))
+    public static let properties = [writeAlone, readAfterWrite, readsOverlap, Property.finishes]
+
+    public static func run(_ make: @escaping @Sendable (InstrumentedStorage) -> any ReadersWritersProtocol, options: CheckOptions = .init()) -> CheckResult {
+        let failure = probeWriteDuringRead(make, options: options)
+            ?? stressReadersAndWriters(make, options: options)
+            ?? checkReadAfterWrite(make, options: options)
+            ?? checkReadsOverlap(make, options: options)
+        return failure.map(CheckResult.failed) ?? .passed(properties)
+    }
+
+    static func overlapFailure(_ storage: InstrumentedStorage, _ overlap: InstrumentedStorage.Overlap) -> CheckFailure {
+        let running = [overlap.runningReads > 0 ? "\(overlap.runningReads) read(s)" : nil,
+                       overlap.runningWrites > 0 ? "\(overlap.runningWrites) write(s)" : nil].compactMap { $0 }.joined(separator: " and ")
+        let runningJa = [overlap.runningReads > 0 ? "読み取り \(overlap.runningReads) 件" : nil,
+                         overlap.runningWrites > 0 ? "書き込み \(overlap.runningWrites) 件" : nil].compactMap { $0 }.joined(separator: "と")
+        return CheckFailure(
+            writeAlone,
+            observed: Localized(
+                "\"\(overlap.entering)\" began while \(running) were still running (see the overlapping bars). A write needs the queue to itself: submit it with the .barrier flag on a concurrent queue.",
+                ja: "\(runningJa)がまだ実行中なのに \"\(overlap.entering)\" が始まりました（重なったバーを見てください）。書き込みはキューを独占する必要があります。コンカレントキューに .barrier フラグ付きで投入しましょう。"),
+            events: traceWindow(storage.trace.events, around: overlap.sequence))
+    }
+
+    /// Holds one reader inside the storage and lets a writer try to get in.
+    static func probeWriteDuringRead(_ make: @escaping @Sendable (InstrumentedStorage) -> any ReadersWritersProtocol, options: CheckOptions) -> CheckFailure? {
+        let storage = InstrumentedStorage()
+        let store = make(storage)
+        let readerInside = DispatchSemaphore(value: 0), releaseReader = DispatchSemaphore(value: 0)
+        storage.whileInsideRead {
+            readerInside.signal()
+            _ = releaseReader.wait(timeout: .now() + 2)
+        }
+        let reader = DispatchGroup(), writer = DispatchGroup()
+        runDetached(reader) { _ = store.value(forKey: "k") }
+        guard readerInside.wait(timeout: .now() + options.deadlockSeconds) == .success else {
+            return .deadlock(trace: storage.trace, options: options, doing: "value(forKey:)")
+        }
+        storage.whileInsideRead(nil)
+        runDetached(writer) { store.setValue(1, forKey: "k") }
+        // A wrong answer's write enters while the reader is still inside; give it time to show.
+        _ = storage.waitForOverlap(seconds: 0.3)
+        releaseReader.signal()
+        let finished = reader.wait(timeout: .now() + options.deadlockSeconds) == .success
+            && writer.wait(timeout: .now() + options.deadlockSeconds) == .success
+        if let overlap = storage.currentStatistics.overlaps.first { return overlapFailure(storage, overlap) }
+        guard finished else {
+            return .deadlock(trace: storage.trace, options: options, doing: "setValue(_:forKey:) / value(forKey:)")
+        }
+        return nil
+    }
+
+    static func stressReadersAndWriters(_ make: @escaping @Sendable (InstrumentedStorage) -> any ReadersWritersProtocol, options: CheckOptions) -> CheckFailure? {
+        let storage = InstrumentedStorage(workNanoseconds: 20_000)
+        let store = make(storage)
+        let finished = runOnThreads(6, deadlineSeconds: options.deadlockSeconds) { index in
+            if index < 4 {
+                for i in 0..<150 { _ = store.value(forKey: "k\(i % 3)") }
+            } else {
+                for i in 0..<40 { store.setValue(i, forKey: "k\(i % 3)") }
+            }
+        }
+        guard finished, withDeadline(seconds: options.deadlockSeconds, { store.value(forKey: "k0") }) != nil else {
+            return .deadlock(trace: storage.trace, options: options, doing: "value(forKey:) / setValue(_:forKey:)")
+        }
+        if let overlap = storage.currentStatistics.overlaps.first { return overlapFailure(storage, overlap) }
+        return nil
+    }
+
+    static func checkReadAfterWrite(_ make: @escaping @Sendable (InstrumentedStorage) -> any ReadersWritersProtocol, options: CheckOptions) -> CheckFailure? {
+        let storage = InstrumentedStorage()
+        let store = make(storage)
+        let outcome: CheckFailure?? = withDeadline(seconds: options.deadlockSeconds) { () -> CheckFailure? in
+            for value in 1...300 {
+                store.setValue(value, forKey: "k")
+                let read = store.value(forKey: "k")
+                guard read == value else {
+                    storage.trace.record("value(forKey: \"k\") → \(read.map(String.init) ?? "nil"), expected \(value)")
+                    let shown = read.map(String.init) ?? "nil"
+                    return CheckFailure(
+                        readAfterWrite,
+                        observed: Localized(
+                            "setValue(\(value), forKey: \"k\") returned, then value(forKey: \"k\") on the same thread returned \(shown). The read ran before the write: put reads and writes on the same queue, in the order they were called.",
+                            ja: "setValue(\(value), forKey: \"k\") が戻った後、同じスレッドの value(forKey: \"k\") が \(shown) を返しました。読み取りが書き込みより先に実行されています。読み取りと書き込みを呼ばれた順に同じキューへ入れましょう。"),
+                        events: traceTail(storage.trace.events, count: 12))
+                }
+            }
+            return nil
+        }
+        guard let result = outcome else {
+            return .deadlock(trace: storage.trace, options: options, doing: "setValue(_:forKey:) then value(forKey:)")
+        }
+        return result
+    }
+
+    /// Each reader waits inside the storage until both are in (or 1.5 s pass).
+    static func checkReadsOverlap(_ make: @escaping @Sendable (InstrumentedStorage) -> any ReadersWritersProtocol, options: CheckOptions) -> CheckFailure? {
+        let storage = InstrumentedStorage()
+        let store = make(storage)
+        store.setValue(7, forKey: "k")
+        let bothInside = DispatchGroup()
+        bothInside.enter()
+        bothInside.enter()
+        storage.whileInsideRead {
+            bothInside.leave()
+            _ = bothInside.wait(timeout: .now() + 1.5)
+        }
+        let finished = runOnThreads(2, deadlineSeconds: options.deadlockSeconds + 3) { _ in _ = store.value(forKey: "k") }
+        guard finished else { return .deadlock(trace: storage.trace, options: options, doing: "value(forKey:)") }
+        guard storage.currentStatistics.mostReadsAtOnce >= 2 else {
+            return CheckFailure(
+                readsOverlap,
+                observed: Localized(
+                    "Two threads called value(forKey:) at once; the first read waited inside the storage for 1.5 s, but the second could not start until it left. Reads were serialized: a serial queue (or a barrier on reads) gives away the point of readers/writers.",
+                    ja: "2 つのスレッドが同時に value(forKey:) を呼びました。最初の読み取りはストレージ内で 1.5 秒待ちましたが、2 つ目はそれが出るまで始められませんでした。読み取りが直列化されています。シリアルキュー（または読み取りへのバリア）では readers/writers の意味がありません。"),
+                events: storage.trace.events)
+        }
+        return nil
+    }
+
+    private static func runDetached(_ group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
+        group.enter()
+        Thread.detachNewThread {
+            body()
+            group.leave()
+        }
+    }
+}

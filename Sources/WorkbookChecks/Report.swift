@@ -1,0 +1,35 @@
+import WorkbookCore
+
+/// How a verdict looks to the learner: the property broken, the rule, what was seen, the tally
+/// and the timeline of the interleaving that broke it.
+public enum Report {
+    public static func passed(_ exercise: String, properties: [Property], terminal: Terminal, language: Language) -> String {
+        let names = properties.map { $0.name.text(language) }.joined(separator: ", ")
+        let head = Localized("✓ \(exercise) — done", ja: "✓ \(exercise) — 完了").text(language)
+        return terminal.paint(head, .green) + terminal.paint(" (\(names))", .dim)
+    }
+
+    public static func failed(_ exercise: String, _ failure: CheckFailure, terminal: Terminal, language: Language, hint: Localized? = nil) -> String {
+        func t(_ text: Localized) -> String { text.text(language) }
+        var lines = [terminal.paint(t(Localized("✗ \(exercise) — failing: \(failure.property.name.en)", ja: "✗ \(exercise) — 失敗: \(failure.property.name.ja)")), .red)]
+        lines.append(t(Localized("  Rule: ", ja: "  ルール: ")) + t(failure.property.rule))
+        lines.append(t(Localized("  Seen: ", ja: "  観測: ")) + t(failure.observed))
+        if let tally = failure.tally {
+            lines.append("")
+            lines.append(t(Localized("  Outcome tally (jcstress style):", ja: "  結果の集計（jcstress 形式）:")))
+            lines.append(tally.render(terminal: terminal, language: language))
+        }
+        if !failure.events.isEmpty {
+            lines.append("")
+            lines.append(t(Localized("  Trace (lanes are threads; bars are calls in progress):", ja: "  トレース（レーンはスレッド、バーは実行中の呼び出し）:")))
+            var timeline = Timeline(terminal: terminal, maxListedEvents: 30)
+            timeline.terminal.width = max(60, terminal.width - 2)
+            lines.append(timeline.render(failure.events, language: language).split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n"))
+        }
+        if let hint {
+            lines.append("")
+            lines.append(terminal.paint(t(Localized("  Hint: ", ja: "  ヒント: ")) + t(hint), .yellow))
+        }
+        return lines.joined(separator: "\n")
+    }
+}

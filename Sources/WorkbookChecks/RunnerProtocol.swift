@@ -1,0 +1,11 @@
+/// How `exercise-runner` tells `swift test` its verdict: the exit code, and a last line
+/// `WORKBOOK-VERDICT <done|failing|not-started> [property-id]` on standard output.
+public enum RunnerProtocol {
+    public static let executableName = "exercise-runner"
+    public static let verdictMarker = "WORKBOOK-VERDICT"
+    public static let doneExitCode: Int32 = 0
+    public static let failingExitCode: Int32 = 1
+    public static let usageExitCode: Int32 = 2
+    /// Hard limit for one exercise run; the check's own deadlock deadline is shorter.
+    public static let timeoutSeconds: Double = 8
+}

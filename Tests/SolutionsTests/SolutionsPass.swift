@@ -1,0 +1,18 @@
+import Solutions
+import Testing
+import WorkbookChecks
+import WorkbookCore
+
+/// The reference solutions must pass their checks, every time.
+func expectPasses(_ result: CheckResult, sourceLocation: SourceLocation = #_sourceLocation) {
+    if case let .failed(failure) = result {
+        Issue.record("the reference failed:\n\(Report.failed("solution", failure, terminal: .plain, language: .en))", sourceLocation: sourceLocation)
+    }
+}
+
+@Suite("Reference solutions pass")
+struct ReferenceSolutionsPass {
+    @Test("01-gcd SafeCounter") func safeCounter() { expectPasses(SafeCounterCheck.run { SafeCounter() }) }
+    @Test("01-gcd ReadersWriters") func readersWriters() { expectPasses(ReadersWritersCheck.run { ReadersWriters(storage: $0) }) }
+    @Test("01-gcd FanOut") func fanOut() { expectPasses(FanOutCheck.run { FanOut() }) }
+}
