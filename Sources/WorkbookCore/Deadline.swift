@@ -31,3 +31,14 @@ public func waitForAsync<Result: Sendable>(seconds: Double, _ body: @escaping @S
     guard done.wait(timeout: .now() + seconds) == .success else { return nil }
     return result.current
 }
+
+/// Runs blocking work on a thread of its own and awaits its result.
+///
+/// Blocking a Swift concurrency thread (a semaphore `wait`, a REPL waiting for a scenario) can
+/// starve the small cooperative pool that the awaited work itself needs; a dedicated thread
+/// cannot. Tests that drive the REPL use this.
+public func onDedicatedThread<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: body()) }
+    }
+}

@@ -1,0 +1,66 @@
+import Testing
+@testable import WorkbookCore
+
+@Suite("Chapter options")
+struct ChapterOptionsTests {
+    @Test("no flags means the REPL")
+    func defaults() throws {
+        let options = try ChapterOptions.parse([])
+        #expect(options.action == .repl)
+        #expect(options.language == nil)
+    }
+
+    @Test("--run takes a number and knobs")
+    func run() throws {
+        let options = try ChapterOptions.parse(["--run", "2", "iterations=500", "--lang", "ja", "--no-color", "--seed", "9"])
+        #expect(options.action == .run(number: 2, knobs: ["iterations": 500]))
+        #expect(options.language == .ja)
+        #expect(options.noColor)
+        #expect(options.seed == 9)
+    }
+
+    @Test("rejects bad input with a message in both languages", arguments: [
+        ["--bogus"], ["--lang"], ["--lang", "fr"], ["--run", "x"], ["--run", "0"], ["--run", "1", "iterations"], ["--seed", "-1"],
+    ])
+    func rejects(arguments: [String]) {
+        #expect(throws: ChapterOptions.ParseError.self) { try ChapterOptions.parse(arguments) }
+        do {
+            _ = try ChapterOptions.parse(arguments)
+        } catch {
+            #expect(!error.message.en.isEmpty && !error.message.ja.isEmpty)
+        }
+    }
+
+    @Test("LANG=ja_JP picks Japanese, anything else English")
+    func language() {
+        #expect(Language.fromEnvironment(["LANG": "ja_JP.UTF-8"]) == .ja)
+        #expect(Language.fromEnvironment(["LANG": "en_US.UTF-8"]) == .en)
+        #expect(Language.fromEnvironment(["LC_ALL": "ja_JP.UTF-8", "LANG": "en_US"]) == .ja)
+        #expect(Language.fromEnvironment([:]) == .en)
+    }
+
+    @Test("colour only on a TTY without NO_COLOR")
+    func color() {
+        // The test's standard output is not a TTY under `swift test` pipes, so colour is off here;
+        // NO_COLOR must turn it off everywhere.
+        #expect(!Terminal.detect(environment: ["NO_COLOR": "1", "TERM": "xterm"]).usesColor)
+        #expect(!Terminal.detect(environment: ["TERM": "dumb"]).usesColor)
+        #expect(!Terminal.detect(environment: ["LANG": "C"]).usesUnicode)
+    }
+}
+
+@Suite("Outcome tally")
+struct OutcomeTallyTests {
+    @Test("counts outcomes, classifies them and renders a table")
+    func tally() {
+        var tally = OutcomeTally { $0 == "2" ? .acceptable : .forbidden }
+        for outcome in ["2", "2", "1", "2"] { tally.record(outcome) }
+        #expect(tally.total == 4)
+        #expect(tally.count(of: "2") == 3)
+        #expect(tally.forbiddenCount == 1)
+        let table = tally.render(terminal: .plain, language: .en)
+        #expect(table.contains("75.0%"))
+        #expect(table.contains("FORBIDDEN"))
+        #expect(tally.render(terminal: .plain, language: .ja).contains("禁止"))
+    }
+}
