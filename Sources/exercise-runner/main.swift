@@ -7,7 +7,8 @@ import WorkbookCore
 // Runs the check of one exercise against the learner's code, in its own process, so that a
 // crash or a deadlock in that code ends this process and not the test run.
 //
-//   exercise-runner <Exercise> [--color] [--width N] [--ascii] [--lang en|ja]
+//   exercise-runner <Exercise> [--color] [--unicode] [--width N] [--lang en|ja]
+//   exercise-runner --list
 //
 // Exit status: 0 done, 1 failing, 2 usage, 3 not started (the code reached `todo()`).
 
@@ -24,6 +25,9 @@ var exercise: String?
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
     switch argument {
+    case "--list":
+        Console.line(checks.keys.sorted().joined(separator: "\n"))
+        exit(0)
     case "--color": terminal.usesColor = true
     case "--unicode": terminal.usesUnicode = true
     case "--width":

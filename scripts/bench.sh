@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Measures what a learner waits for, on this machine:
+#   1. a fresh debug build (own scratch path, so your .build is untouched);
+#   2. a full `swift test`;
+#   3. edit one exercise → its verdict (`swift test --filter ExercisesTests.SafeCounter`),
+#      median of 5 edits.
+# The exercise file is backed up first and restored on exit, whatever happens.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scratch=.build-bench
+exercise=exercises/Exercises/01-gcd/SafeCounter.swift
+backup=$(mktemp)
+cp "$exercise" "$backup"
+trap 'cp "$backup" "$exercise"; rm -f "$backup"' EXIT
+
+seconds() { local start=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; echo "$(date +%s.%N) - $start" | awk '{printf "%.1f", $1 - $3}'; }
+median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+echo "machine: $(nproc) cores, $(swift --version 2>&1 | head -1)"
+rm -rf "$scratch"
+echo "fresh build (swift build --build-tests): $(seconds swift build --build-tests --scratch-path "$scratch") s"
+echo "full swift test (already built):          $(seconds swift test --scratch-path "$scratch") s"
+times=()
+for i in 1 2 3 4 5; do
+    cp "$backup" "$exercise"
+    echo "// bench edit $i $(date +%s%N)" >> "$exercise"
+    times+=("$(seconds swift test --scratch-path "$scratch" --filter ExercisesTests.SafeCounter)")
+done
+echo "edit one exercise → verdict, 5 runs:       ${times[*]} s"
+echo "edit one exercise → verdict, median:       $(printf '%s\n' "${times[@]}" | median) s"
