@@ -77,16 +77,23 @@ public final class FakeClient: Sendable {
         return stats
     }
 
-    /// Waits until every delivered reply's callback has returned and nothing is left pending,
-    /// or `seconds` pass; true if it settled.
-    public func waitUntilSettled(seconds: Double) -> Bool {
+    /// Waits until the caller is done: every expected fetch started and every reply's callback
+    /// returned — or, for a caller that starts fewer, nothing in flight and nothing new for
+    /// `quietSeconds`. Gives up after `seconds`; true if it settled.
+    public func waitUntilSettled(seconds: Double, quietSeconds: Double = 0.1) -> Bool {
         let deadline = Date(timeIntervalSinceNow: seconds)
         condition.lock()
         defer { condition.unlock() }
-        while stats.returned < stats.delivered || !pending.isEmpty {
-            if !condition.wait(until: deadline) { return false }
+        var lastChange = Date(), lastSeen = (-1, -1)
+        while true {
+            let idle = stats.returned == stats.delivered && pending.isEmpty
+            if idle && stats.started.count >= expectedFetches { return true }
+            let seen = (stats.started.count, stats.returned)
+            if seen != lastSeen { lastSeen = seen; lastChange = Date() }
+            if idle && Date().timeIntervalSince(lastChange) >= quietSeconds { return true }
+            let wake = min(deadline, Date(timeIntervalSinceNow: quietSeconds / 4))
+            if !condition.wait(until: wake) && Date() >= deadline { return false }
         }
-        return true
     }
 
     /// Stops the delivery thread; replies not yet delivered are dropped.

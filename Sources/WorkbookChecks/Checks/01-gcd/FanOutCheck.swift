@@ -101,20 +101,20 @@ public enum FanOutCheck {
         let first = recorded[0]
         let started = client.statistics.started
 
+        if first.deliveredBefore < started.count {
+            return CheckFailure(
+                completionAfterAll,
+                observed: Localized(
+                    "\(call): completion was called when only \(first.deliveredBefore) of the \(started.count) replies had been delivered. Call it from group.notify, after every fetch has left the group.",
+                    ja: "\(call): 応答が \(started.count) 件中 \(first.deliveredBefore) 件しか届いていない時点で completion が呼ばれました。すべての取得がグループを leave した後、group.notify から呼びましょう。"),
+                events: trace.events)
+        }
         if started.count != testCase.ids.count || Set(started) != Set(testCase.ids) {
             return CheckFailure(
                 eachFetchedOnce,
                 observed: Localized(
                     "\(call): client.fetch was called for \(started) — each id exactly once was expected.",
                     ja: "\(call): client.fetch が \(started) に対して呼ばれました。各 id ちょうど 1 回のはずです。"),
-                events: trace.events)
-        }
-        if first.deliveredBefore < testCase.ids.count {
-            return CheckFailure(
-                completionAfterAll,
-                observed: Localized(
-                    "\(call): completion was called when only \(first.deliveredBefore) of \(testCase.ids.count) replies had been delivered. Call it from group.notify, after every fetch has left the group.",
-                    ja: "\(call): 応答が \(testCase.ids.count) 件中 \(first.deliveredBefore) 件しか届いていない時点で completion が呼ばれました。すべての取得がグループを leave した後、group.notify から呼びましょう。"),
                 events: trace.events)
         }
         if recorded.count > 1 {

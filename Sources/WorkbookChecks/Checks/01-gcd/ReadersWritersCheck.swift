@@ -4,9 +4,10 @@ import WorkbookCore
 
 /// Checks exercise 01-gcd/ReadersWriters.
 ///
-/// 1. A write runs alone. First a deterministic probe: a reader is held inside
-///    `storage.read`, then another thread writes; a write that enters while the reader is inside
-///    is an overlap. Then a stress run of readers and writers with busy work inside every
+/// 1. A write runs alone. First a probe: a reader is held inside `storage.read`, then another
+///    thread writes; a write that enters while the reader is inside is an overlap. The reader
+///    is held until a block submitted to the global pool after the write has run (so a loaded
+///    machine gets a longer window) plus 50 ms. Then a stress run of readers and writers with busy work inside every
 ///    access; the storage records any access that began while a write was running.
 /// 2. A read after a write returns it: one thread writes a value and reads it back, 300 times.
 /// 3. Reads run side by side: two readers are started; the first waits inside the storage for
@@ -65,9 +66,22 @@ public enum ReadersWritersCheck {
             return .deadlock(trace: storage.trace, options: options, doing: "value(forKey:)")
         }
         storage.whileInsideRead(nil)
-        runDetached(writer) { store.setValue(1, forKey: "k") }
-        // A wrong answer's write enters while the reader is still inside; give it time to show.
-        _ = storage.waitForOverlap(seconds: 0.3)
+        let writerCalling = DispatchSemaphore(value: 0)
+        runDetached(writer) {
+            writerCalling.signal()
+            store.setValue(1, forKey: "k")
+        }
+        _ = writerCalling.wait(timeout: .now() + options.deadlockSeconds)
+        _ = writer.wait(timeout: .now() + 0.2)  // an asynchronous setValue returns at once; a blocking one waits for the reader
+        // A wrong answer's write enters while the reader is still inside. How long that takes
+        // depends on how busy the machine is, so measure it: a block submitted to the global
+        // pool after the write must have started, and then the write gets a little longer.
+        let sentinelRan = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async { sentinelRan.signal() }
+        if !storage.waitForOverlap(seconds: 0) {
+            _ = sentinelRan.wait(timeout: .now() + 2)
+            _ = storage.waitForOverlap(seconds: 0.05)
+        }
         releaseReader.signal()
         let finished = reader.wait(timeout: .now() + options.deadlockSeconds) == .success
             && writer.wait(timeout: .now() + options.deadlockSeconds) == .success

@@ -5,8 +5,8 @@ import WorkbookCore
 ///
 /// 1. Reads see prior writes: four threads each increment their own page and read it back at
 ///    once; a read that misses the thread's own increment is a stale read.
-/// 2. No lost update: up to ten rounds of four threads incrementing two shared pages 2,000
-///    times each; each round's counts are tallied, and the first total below the number of
+/// 2. No lost update: up to twenty rounds of four threads incrementing two shared pages 5,000
+///    times each (long enough to span several scheduler time slices on a loaded machine); each round's counts are tallied, and the first total below the number of
 ///    increments is reported as a lost update.
 public enum SafeCounterCheck {
     public static let readsSeeWrites = Property(
@@ -23,8 +23,8 @@ public enum SafeCounterCheck {
 
     static let threads = 4
     static let readBackIterations = 300
-    static let rounds = 10
-    static let incrementsPerThread = 2_000
+    static let rounds = 20
+    static let incrementsPerThread = 5_000
 
     public static func run(_ make: @escaping @Sendable () -> any SafeCounterProtocol, options: CheckOptions = .init()) -> CheckResult {
         if let failure = checkReadsSeeWrites(make(), options: options) ?? checkNoLostUpdate(make, options: options) {
