@@ -75,6 +75,11 @@ enum ExerciseRun {
             Console.line(report + "\n" + hintLine(hint, terminal: terminal, language: language))
             Summary.record(.failing, exercise)
             Issue.record(Comment(rawValue: "\(exercise) is failing — the report is printed above"), sourceLocation: sourceLocation)
+        case .exited where outcome.standardError.contains("WARNING: ThreadSanitizer"):
+            fail(exercise, Localized(
+                "ThreadSanitizer found a data race: two threads touched the same memory, at least one writing, with nothing ordering them.",
+                ja: "ThreadSanitizer がデータ競合を検出しました。2 つのスレッドが順序付けなしに同じメモリに触れ、少なくとも一方が書き込んでいます。"),
+                 outcome, hint, terminal, language, sourceLocation, showOutput: false)
         case let .exited(code):
             fail(exercise, Localized("the check ended with exit code \(code).", ja: "チェックが終了コード \(code) で終わりました。"), outcome, hint, terminal, language, sourceLocation)
         case let .signalled(signal):
@@ -86,7 +91,7 @@ enum ExerciseRun {
         }
     }
 
-    private static func fail(_ exercise: String, _ reason: Localized, _ outcome: ChildProcess.Outcome, _ hint: Localized?, _ terminal: Terminal, _ language: Language, _ sourceLocation: SourceLocation) {
+    private static func fail(_ exercise: String, _ reason: Localized, _ outcome: ChildProcess.Outcome, _ hint: Localized?, _ terminal: Terminal, _ language: Language, _ sourceLocation: SourceLocation, showOutput: Bool = true) {
         var lines = [terminal.paint(Localized("✗ \(exercise) — failing: ", ja: "✗ \(exercise) — 失敗: ").text(language) + reason.text(language), .red)]
         let messages = runtimeMessages(outcome.standardError)
         if !messages.isEmpty {
@@ -94,7 +99,7 @@ enum ExerciseRun {
             lines += messages.map { "    " + $0 }
         }
         let output = outcome.standardOutput.split(separator: "\n").filter { !$0.hasPrefix(RunnerProtocol.verdictMarker) }
-        if !output.isEmpty { lines += output.suffix(20).map { "  " + $0 } }
+        if showOutput && !output.isEmpty { lines += output.suffix(20).map { "  " + $0 } }
         lines.append(hintLine(hint, terminal: terminal, language: language))
         Console.line(lines.joined(separator: "\n"))
         Summary.record(.failing, exercise)
@@ -128,6 +133,8 @@ enum ExerciseRun {
             }
         }
         if shown.isEmpty { shown = lines.suffix(8) }
+        var seen = Set<String>()
+        shown = shown.filter { seen.insert($0).inserted && !$0.hasPrefix("Backtrace took") }
         if standardError.contains("__DISPATCH_WAIT_FOR_QUEUE__") {
             shown.insert("libdispatch: `sync` onto a serial queue this thread is already running would wait for itself forever; libdispatch stops the program instead.", at: 0)
         }
