@@ -11,6 +11,8 @@ let package = Package(
     targets: [
         // Shared machinery: trace, timeline, terminal, localization, scenarios, REPL.
         .target(name: "WorkbookCore"),
+        // Runs async code one job at a time on one thread and chooses the interleaving.
+        .target(name: "WorkbookExplorer"),
         // Exercise contracts, fakes and the `todo()` marker, shared by stubs, solutions and checks.
         .target(name: "ExerciseKit", dependencies: ["WorkbookCore"]),
         // The learner's files and the reference solutions: the same API, the same file names.
@@ -22,8 +24,11 @@ let package = Package(
         .executableTarget(name: "exercise-runner", dependencies: ["Exercises", "WorkbookChecks"]),
 
         .executableTarget(name: "ch01-gcd", dependencies: ["WorkbookCore"]),
+        // `swift run -c release explorer-benchmark`: schedules per second.
+        .executableTarget(name: "explorer-benchmark", dependencies: ["WorkbookExplorer"]),
 
         .testTarget(name: "WorkbookCoreTests", dependencies: ["WorkbookCore"]),
+        .testTarget(name: "WorkbookExplorerTests", dependencies: ["WorkbookExplorer"]),
         .testTarget(name: "ExercisesTests", dependencies: ["WorkbookChecks", "exercise-runner"]),
         .testTarget(name: "SolutionsTests", dependencies: ["WorkbookChecks", "Solutions"]),
         .testTarget(name: "CheckerTests", dependencies: ["WorkbookChecks", "ExerciseKit"]),

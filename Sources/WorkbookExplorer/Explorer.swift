@@ -1,0 +1,203 @@
+import Foundation
+
+/// Runs async code with all its tasks one job at a time on one driver thread, choosing which
+/// ready job runs next — so an interleaving that breaks the code can be found on purpose,
+/// reported as numbered steps, and replayed exactly from a token.
+///
+/// Controlled: structured child tasks (`async let`, task groups), default actors, `Task {}` and
+/// `Task.detached` created inside the body, continuations resumed inside the body,
+/// `Task.yield()`, and sleeping on an `ExplorerClock`. Not controlled (reported as
+/// "uncontrolled"): work resumed from other threads, such as a Dispatch callback or the main
+/// actor.
+public enum Explorer {
+    public enum Strategy: Sendable, CustomStringConvertible {
+        /// Every schedule with at most this many deviations from the default scheduler, fewest
+        /// first (0, then 1, then 2 …), stopping at the first failure.
+        case exhaustive(maxPreemptions: Int)
+        /// Uniformly random choices, seeded.
+        case random(seed: UInt64)
+        /// Probabilistic concurrency testing: random task priorities with `depth − 1` priority
+        /// change points; finds a depth-d bug among n tasks and k steps with probability at least
+        /// 1/(n·k^(d−1)) per schedule.
+        case pct(seed: UInt64, depth: Int)
+
+        public var description: String {
+            switch self {
+            case let .exhaustive(bound): "exhaustive, at most \(bound) preemptions"
+            case let .random(seed): "random, seed \(seed)"
+            case let .pct(seed, depth): "PCT depth \(depth), seed \(seed)"
+            }
+        }
+    }
+
+    public struct Budget: Sendable {
+        public var maxSchedules: Int
+        public var maxSeconds: Double
+        public var maxStepsPerSchedule: Int
+        /// How long to wait for work from other threads before calling it a deadlock.
+        public var foreignWaitSeconds: Double
+
+        public init(maxSchedules: Int = 20_000, maxSeconds: Double = 1.5, maxStepsPerSchedule: Int = 10_000, foreignWaitSeconds: Double = 0.2) {
+            self.maxSchedules = maxSchedules
+            self.maxSeconds = maxSeconds
+            self.maxStepsPerSchedule = maxStepsPerSchedule
+            self.foreignWaitSeconds = foreignWaitSeconds
+        }
+    }
+
+    public struct Result: Sendable {
+        public let schedulesRun: Int
+        /// The first failing schedule (with the fewest preemptions, for `exhaustive`).
+        public let failure: ScheduleReport?
+        /// For `exhaustive`: every schedule within the bound ran.
+        public let exhausted: Bool
+        /// How often each completed outcome happened, in order of first appearance.
+        public let outcomes: [(outcome: String, count: Int)]
+        public let uncontrolled: [String]
+        public let seconds: Double
+    }
+
+    public typealias Body = @Sendable () async throws -> String
+
+    /// Explores `body` with `strategy` until a schedule fails or the budget runs out.
+    public static func explore(_ strategy: Strategy, budget: Budget = Budget(), _ body: @escaping Body) -> Result {
+        onDriverThread { exploreHere(strategy, budget: budget, body) }
+    }
+
+    /// Runs exactly the schedule a token describes.
+    public static func replay(_ token: ReplayToken, budget: Budget = Budget(), _ body: @escaping Body) -> ScheduleReport {
+        onDriverThread {
+            var chooser = PrefixChooser(prefix: token.choices)
+            return runOnce(&chooser, strategy: "replay", budget: budget, body)
+        }
+    }
+
+    /// What an interactive chooser sees at a scheduling point.
+    public struct ChoicePoint: Sendable {
+        public let step: Int
+        /// Each ready entity with the last checkpoint it passed (where it will continue).
+        public let ready: [(entity: String, lastCheckpoint: String?)]
+        public let defaultChoice: Int
+        /// The steps so far.
+        public let history: [ScheduleStep]
+    }
+
+    /// Runs one schedule, asking `choose` at every scheduling point with more than one ready job.
+    /// Returning nil lets the default scheduler decide from then on.
+    public static func play(budget: Budget = Budget(), choose: @escaping @Sendable (ChoicePoint) -> Int?, _ body: @escaping Body) -> ScheduleReport {
+        onDriverThread {
+            var chooser = InteractiveChooser(choose: choose)
+            return runOnce(&chooser, strategy: "played", budget: budget, body)
+        }
+    }
+
+    // MARK: Internals
+
+    private static let oneRunAtATime = NSLock()
+
+    /// Explorations run on a thread of their own: never on a Swift concurrency thread, whose
+    /// pool the explored code must not depend on.
+    static func onDriverThread<R: Sendable>(_ work: @escaping @Sendable () -> R) -> R {
+        let result = LockedBox<R?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            oneRunAtATime.lock()
+            result.set(work())
+            oneRunAtATime.unlock()
+            done.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.name = "explorer-driver"
+        thread.start()
+        done.wait()
+        return result.get()!
+    }
+
+    static func runOnce<C: Chooser>(_ chooser: inout C, strategy: String, budget: Budget, _ body: @escaping Body) -> ScheduleReport {
+        precondition(GlobalEnqueueHook.install(), "the Swift runtime does not offer swift_task_enqueueGlobal_hook")
+        let run = ScheduleRun(stepCap: budget.maxStepsPerSchedule, foreignWaitSeconds: budget.foreignWaitSeconds)
+        DriverThread.drive(run)
+        defer { DriverThread.drive(nil) }
+        Task(executorPreference: run) {
+            do {
+                run.finishRoot(.completed(try await body()))
+            } catch {
+                run.finishRoot(.failed(String(describing: error)))
+            }
+        }
+        return run.drive(&chooser, strategy: strategy)
+    }
+
+    private static func exploreHere(_ strategy: Strategy, budget: Budget, _ body: @escaping Body) -> Result {
+        let start = Date()
+        var outcomes: [(outcome: String, count: Int)] = []
+        var uncontrolled: Set<String> = []
+        var schedules = 0
+        func outOfBudget() -> Bool { schedules >= budget.maxSchedules || Date().timeIntervalSince(start) >= budget.maxSeconds }
+        func result(_ failure: ScheduleReport?, exhausted: Bool) -> Result {
+            Result(schedulesRun: schedules, failure: failure, exhausted: exhausted, outcomes: outcomes,
+                   uncontrolled: uncontrolled.sorted(), seconds: Date().timeIntervalSince(start))
+        }
+        /// Records a report; returns it if it failed.
+        func record(_ report: ScheduleReport) -> ScheduleReport? {
+            schedules += 1
+            uncontrolled.formUnion(report.uncontrolled)
+            if case let .completed(outcome) = report.outcome {
+                if let index = outcomes.firstIndex(where: { $0.outcome == outcome }) { outcomes[index].count += 1 } else { outcomes.append((outcome, 1)) }
+                return nil
+            }
+            return report
+        }
+
+        switch strategy {
+        case let .exhaustive(maxPreemptions):
+            var level: [[Int]] = [[]]
+            for bound in 0...max(0, maxPreemptions) {
+                var next: [[Int]] = []
+                for prefix in level {
+                    if outOfBudget() { return result(nil, exhausted: false) }
+                    var chooser = PrefixChooser(prefix: prefix)
+                    let report = runOnce(&chooser, strategy: "exhaustive, \(bound) preemption\(bound == 1 ? "" : "s")", budget: budget, body)
+                    if let failure = record(report) { return result(failure, exhausted: false) }
+                    guard bound < maxPreemptions else { continue }
+                    for (index, step) in report.steps.enumerated() where index >= prefix.count {
+                        let taken = report.steps[..<index].map(\.choice)
+                        for alternative in step.ready.indices where alternative != step.defaultChoice {
+                            next.append(taken + [alternative])
+                        }
+                    }
+                }
+                level = next
+                if level.isEmpty { break }
+            }
+            return result(nil, exhausted: true)
+        case let .random(seed):
+            var generator = SplitMix64(seed: seed)
+            while !outOfBudget() {
+                var chooser = RandomChooser(generator: SplitMix64(seed: generator.next()))
+                if let failure = record(runOnce(&chooser, strategy: "random, seed \(seed)", budget: budget, body)) {
+                    return result(failure, exhausted: false)
+                }
+            }
+            return result(nil, exhausted: false)
+        case let .pct(seed, depth):
+            var generator = SplitMix64(seed: seed)
+            var estimatedSteps = 16
+            while !outOfBudget() {
+                var chooser = PCTChooser(generator: SplitMix64(seed: generator.next()), depth: depth, estimatedSteps: estimatedSteps)
+                let report = runOnce(&chooser, strategy: "PCT depth \(depth), seed \(seed)", budget: budget, body)
+                estimatedSteps = max(estimatedSteps, report.steps.count)
+                if let failure = record(report) { return result(failure, exhausted: false) }
+            }
+            return result(nil, exhausted: false)
+        }
+    }
+}
+
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func set(_ newValue: Value) { lock.lock(); value = newValue; lock.unlock() }
+    func get() -> Value { lock.lock(); defer { lock.unlock() }; return value }
+}

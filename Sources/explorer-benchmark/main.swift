@@ -1,0 +1,36 @@
+import Foundation
+import WorkbookExplorer
+
+// Measures how many schedules per second the explorer runs on small scenarios.
+//   swift run -c release explorer-benchmark [seconds]
+
+actor Account {
+    var balance = 0
+    func read() -> Int { balance }
+    func write(_ value: Int) { balance = value }
+}
+
+@Sendable func twoTasks() async throws -> String {
+    let account = Account()
+    async let a: Void = { let v = await account.read(); await account.write(v + 1) }()
+    async let b: Void = { let v = await account.read(); await account.write(v + 1) }()
+    _ = await (a, b)
+    return "\(await account.balance)"
+}
+
+@Sendable func threeTasks() async throws -> String {
+    let account = Account()
+    await withTaskGroup(of: Void.self) { group in
+        for _ in 0..<3 { group.addTask { let v = await account.read(); await account.write(v + 1) } }
+    }
+    return "\(await account.balance)"
+}
+
+let seconds = CommandLine.arguments.dropFirst().first.flatMap(Double.init) ?? 2
+for (name, body) in [("2 tasks, 1 actor", twoTasks), ("3 tasks in a group, 1 actor", threeTasks)] {
+    let budget = Explorer.Budget(maxSchedules: .max, maxSeconds: seconds)
+    let random = Explorer.explore(.random(seed: 1), budget: budget, body)
+    let exhaustive = Explorer.explore(.exhaustive(maxPreemptions: 2), budget: budget, body)
+    let rate = Double(random.schedulesRun) / random.seconds
+    print("\(name): random \(Int(rate)) schedules/s (\(random.schedulesRun) in \(String(format: "%.2f", random.seconds)) s); exhaustive bound 2: \(exhaustive.schedulesRun) schedules in \(String(format: "%.3f", exhaustive.seconds)) s")
+}

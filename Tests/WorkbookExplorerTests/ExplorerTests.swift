@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import WorkbookExplorer
+
+@Suite("The explorer finds")
+struct ExplorerFinds {
+    @Test("a lost update on an actor across await, with at most one preemption")
+    func lostUpdate() throws {
+        let result = Explorer.explore(.exhaustive(maxPreemptions: 2)) { try await twoIncrements(atomic: false) }
+        let failure = try #require(result.failure)
+        #expect(failure.outcome == .failed("lost update: balance is 1 after two increments"))
+        #expect(failure.deviations <= 1)
+    }
+
+    @Test("a reader getting a stale token while a refresh is in flight")
+    func staleToken() throws {
+        let result = Explorer.explore(.exhaustive(maxPreemptions: 2)) { try await refreshWhileReading(awaitsRefresh: false) }
+        let failure = try #require(result.failure)
+        #expect(failure.outcome == .failed("stale token: the reader got \"old\" while a refresh was in flight"))
+        #expect(failure.deviations <= 1)
+        #expect(failure.steps.contains { $0.entity == "reader" })
+    }
+
+    @Test("a deadlock when a continuation is never resumed, naming where the task waits")
+    func leakedContinuationDeadlocks() throws {
+        let result = Explorer.explore(.exhaustive(maxPreemptions: 2), budget: .init(foreignWaitSeconds: 0.05)) { try await leakedContinuation() }
+        let failure = try #require(result.failure)
+        guard case let .deadlock(waiting) = failure.outcome else {
+            Issue.record("expected a deadlock, got \(failure.outcome)")
+            return
+        }
+        #expect(waiting.contains { $0.contains("waits for a callback") })
+        #expect(failure.deviations == 0)
+    }
+
+    @Test("the lost update with random and PCT schedules too", arguments: [
+        Explorer.Strategy.random(seed: 1), .random(seed: 99), .pct(seed: 1, depth: 2), .pct(seed: 42, depth: 3),
+    ])
+    func otherStrategies(strategy: Explorer.Strategy) {
+        let result = Explorer.explore(strategy, budget: .init(maxSchedules: 2_000)) { try await twoIncrements(atomic: false) }
+        #expect(result.failure != nil, "\(strategy) found nothing in \(result.schedulesRun) schedules")
+    }
+}
+
+@Suite("The explorer raises no false alarm")
+struct ExplorerNoFalseAlarm {
+    @Test("on an atomic increment, in every schedule within two preemptions")
+    func atomicIncrement() {
+        let result = Explorer.explore(.exhaustive(maxPreemptions: 2)) { try await twoIncrements(atomic: true) }
+        #expect(result.failure == nil)
+        #expect(result.exhausted)
+        #expect(result.outcomes.map(\.outcome) == ["balance=2"])
+    }
+
+    @Test("on a refresh that readers await, in every schedule within two preemptions")
+    func awaitedRefresh() {
+        let result = Explorer.explore(.exhaustive(maxPreemptions: 2)) { try await refreshWhileReading(awaitsRefresh: true) }
+        #expect(result.failure == nil, "\(String(describing: result.failure?.outcome))")
+        #expect(result.exhausted)
+        #expect(result.schedulesRun > 10)
+    }
+
+    @Test("on continuations, yields, unstructured and detached tasks, groups and virtual sleep")
+    func everything() {
+        let started = Date()
+        let result = Explorer.explore(.exhaustive(maxPreemptions: 2)) { try await everythingControlled() }
+        #expect(result.failure == nil, "\(String(describing: result.failure?.outcome))")
+        #expect(result.outcomes.map(\.outcome) == ["15"])
+        #expect(result.uncontrolled.isEmpty)
+        #expect(Date().timeIntervalSince(started) < 30)  // a minute of virtual sleep, many times
+    }
+}
+
+@Suite("The explorer is deterministic")
+struct ExplorerDeterminism {
+    @Test("the same seed gives the same schedule, 100 times")
+    func sameSeed() {
+        let first = Explorer.explore(.random(seed: 7), budget: .init(maxSchedules: 50)) { try await twoIncrements(atomic: false) }
+        for _ in 0..<100 {
+            let again = Explorer.explore(.random(seed: 7), budget: .init(maxSchedules: 50)) { try await twoIncrements(atomic: false) }
+            #expect(again.failure?.token == first.failure?.token)
+            #expect(again.failure?.steps == first.failure?.steps)
+        }
+    }
+
+    @Test("a replay token reproduces its failure, 100 times")
+    func replay() throws {
+        let failure = try #require(Explorer.explore(.exhaustive(maxPreemptions: 2)) { try await refreshWhileReading(awaitsRefresh: false) }.failure)
+        #expect(ReplayToken(failure.token.description) == failure.token)
+        for _ in 0..<100 {
+            let again = Explorer.replay(failure.token) { try await refreshWhileReading(awaitsRefresh: false) }
+            #expect(again.outcome == failure.outcome)
+            #expect(again.steps == failure.steps)
+        }
+    }
+
+    @Test("replay tokens round-trip through text", arguments: [[], [0], [0, 0, 0, 1, 2, 2, 0], Array(repeating: 3, count: 40)])
+    func tokens(choices: [Int]) {
+        let token = ReplayToken(choices: choices)
+        #expect(ReplayToken(token.description) == token)
+    }
+
+    @Test("malformed tokens are rejected", arguments: ["", "w2:0", "w1:a", "w1:0x", "w1:-1", "w1:1x0"])
+    func badTokens(text: String) {
+        #expect(ReplayToken(text) == nil)
+    }
+}
