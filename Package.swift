@@ -9,10 +9,10 @@ let package = Package(
         .executable(name: "ch01-gcd", targets: ["ch01-gcd"]),
     ],
     targets: [
-        // Shared machinery: trace, timeline, terminal, localization, scenarios, REPL.
-        .target(name: "WorkbookCore"),
         // Runs async code one job at a time on one thread and chooses the interleaving.
         .target(name: "WorkbookExplorer"),
+        // Shared machinery: trace, timeline, terminal, localization, scenarios, REPL.
+        .target(name: "WorkbookCore", dependencies: ["WorkbookExplorer"]),
         // Exercise contracts, fakes and the `todo()` marker, shared by stubs, solutions and checks.
         .target(name: "ExerciseKit", dependencies: ["WorkbookCore"]),
         // The learner's files and the reference solutions: the same API, the same file names.

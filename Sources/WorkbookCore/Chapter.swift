@@ -6,14 +6,18 @@ public struct Chapter: Sendable {
     public let executable: String
     public let title: Localized
     public let scenarios: [Scenario]
+    /// Scheduling games for `play N`, numbered separately from the scenarios.
+    public let games: [Game]
     /// Helper subprocesses a scenario may start with `--child NAME` (e.g. to show a crash safely).
     public let children: [String: @Sendable () -> Never]
 
-    public init(number: Int, executable: String, title: Localized, scenarios: [Scenario], children: [String: @Sendable () -> Never] = [:]) {
+    public init(number: Int, executable: String, title: Localized, scenarios: [Scenario], games: [Game] = [],
+                children: [String: @Sendable () -> Never] = [:]) {
         self.number = number
         self.executable = executable
         self.title = title
         self.scenarios = scenarios
+        self.games = games
         self.children = children
         let slugs = scenarios.map(\.slug)
         precondition(Set(slugs).count == slugs.count, "two scenarios share a slug")

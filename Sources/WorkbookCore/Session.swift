@@ -127,6 +127,19 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
             case "predict": predict(number, knobs: knobs)
             default: explain(number)
             }
+        case "play":
+            if arguments.isEmpty { listGames(); return true }
+            guard let number = Int(arguments[0]) else {
+                write(t(Localized("usage: play [N]", ja: "使い方: play [N]")))
+                return true
+            }
+            play(number)
+        case "replay":
+            guard arguments.count == 2, let number = Int(arguments[0]) else {
+                write(t(Localized("usage: replay N TOKEN   (the token is printed at the end of a game)", ja: "使い方: replay N トークン（トークンはゲームの最後に表示されます）")))
+                return true
+            }
+            replay(number, token: arguments[1])
         case "timeline":
             switch arguments.first?.lowercased() {
             case "on": showsTimeline = true
@@ -266,6 +279,9 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
           N                       same as run N
           predict N               answer the question first, then run and compare
           explain N               what scenario N shows, its knobs and question
+          play                    the games: you are the scheduler
+          play N                  play game N: pick which task runs at each step
+          replay N TOKEN          replay a game's schedule from its token
           timeline on|off         draw the timeline after each run
           lang en|ja              switch language
           help                    this text
@@ -277,6 +293,9 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
           N                       run N と同じ
           predict N               先に答えてから実行し、結果と比べる
           explain N               シナリオ N の説明、ノブ、問題
+          play                    ゲーム一覧: あなたがスケジューラです
+          play N                  ゲーム N: 各ステップで実行するタスクを選ぶ
+          replay N トークン        ゲームのスケジュールをトークンから再現
           timeline on|off         実行後のタイムライン表示を切り替える
           lang en|ja              言語を切り替える
           help                    このヘルプ

@@ -10,6 +10,17 @@ public struct Timeline: Sendable {
     public var terminal: Terminal
     /// At most this many events are listed under the lanes; the lanes always show all.
     public var maxListedEvents: Int
+    /// What the horizontal axis counts: nanoseconds, or explorer steps (time = step number).
+    public var axis: Axis = .time
+
+    public enum Axis: Sendable { case time, steps }
+
+    private func axisLabel(_ value: UInt64) -> String {
+        switch axis {
+        case .time: formatDuration(nanoseconds: value)
+        case .steps: "step \(value)"
+        }
+    }
 
     public init(terminal: Terminal, maxListedEvents: Int = 40) {
         self.terminal = terminal
@@ -62,8 +73,8 @@ public struct Timeline: Sendable {
         for placement in labelsToPlace { place(placement.text, at: placement.column, in: &rows[placement.lane]!) }
 
         var lines: [String] = []
-        let startText = "0"
-        let endText = formatDuration(nanoseconds: span)
+        let startText = axis == .time ? "0" : axisLabel(first)
+        let endText = axis == .time ? formatDuration(nanoseconds: span) : axisLabel(last)
         let gap = max(1, width - startText.count - endText.count)
         lines.append(terminal.paint(padded("", to: laneWidth) + "  " + startText + String(repeating: " ", count: gap) + endText, .dim))
         for lane in lanes {
@@ -80,7 +91,7 @@ public struct Timeline: Sendable {
             case .end: marker = terminal.usesUnicode ? "◀ " : "< "
             }
             let number = padded("\(event.sequence + 1)", to: 4)
-            let time = padded(formatDuration(nanoseconds: event.time - first), to: 9)
+            let time = padded(axis == .time ? formatDuration(nanoseconds: event.time - first) : axisLabel(event.time), to: 9)
             lines.append("  \(number)\(time)\(padded(String(event.lane.prefix(laneWidth)), to: laneWidth))  \(marker)\(event.label)")
         }
         if events.count > listed.count {

@@ -28,6 +28,14 @@ public final class Trace: Sendable {
         public let lane: String
         public let label: String
         public let kind: Kind
+
+        public init(sequence: Int, time: UInt64, lane: String, label: String, kind: Kind) {
+            self.sequence = sequence
+            self.time = time
+            self.lane = lane
+            self.label = label
+            self.kind = kind
+        }
     }
 
     private struct State {

@@ -1,5 +1,26 @@
 import Testing
+import WorkbookExplorer
 @testable import WorkbookCore
+
+actor SplitCounter {
+    var value = 0
+    func read() -> Int { value }
+    func write(_ newValue: Int) { value = newValue }
+}
+
+let counterRaceGame = Game(
+    slug: "counter-race",
+    title: Localized("Two tasks, one counter", ja: "2 つのタスクと 1 つのカウンタ"),
+    narration: Localized("Each task reads, then writes read+1.", ja: "各タスクは読んでから 読んだ値+1 を書きます。"),
+    explanation: Localized("Both read 0 before either wrote.", ja: "どちらかが書く前に両方が 0 を読みました。"),
+    classify: { $0 == "counter=2" ? .acceptable : .forbidden }
+) {
+    let counter = SplitCounter()
+    async let a: Void = { nameTask("A"); let v = await counter.read(); checkpoint("A read \(v)"); await counter.write(v + 1) }()
+    async let b: Void = { nameTask("B"); let v = await counter.read(); checkpoint("B read \(v)"); await counter.write(v + 1) }()
+    _ = await (a, b)
+    return "counter=\(await counter.value)"
+}
 
 /// A two-scenario chapter to drive the REPL with.
 let sampleChapter = Chapter(
@@ -23,7 +44,8 @@ let sampleChapter = Chapter(
             struct Boom: Error {}
             throw Boom()
         },
-    ])
+    ],
+    games: [counterRaceGame])
 
 final class Transcript: Sendable {
     let lines = Locked<[String]>([])
@@ -115,5 +137,58 @@ struct SessionTests {
     func timelineOff() async {
         let (_, transcript) = await repl(["timeline off", "run 1"])
         #expect(!transcript.text.contains("1   0ns"))
+    }
+
+    @Test("play lists the games, plays one to the end with picks and auto, and prints a replay token")
+    func playToTheEnd() async throws {
+        let (code, transcript) = await repl(["play", "play 1", "1", "2", "auto", "quit"])
+        #expect(code == 0)
+        let text = transcript.text
+        #expect(text.contains("1.  Two tasks, one counter"))
+        #expect(text.contains("ready to run:"))
+        #expect(text.contains("Outcome: counter="))
+        let token = try #require(text.split(separator: "\n").first { $0.contains("replay 1 w1:") })
+        #expect(!text.contains("pick>"))
+        _ = token
+    }
+
+    @Test("replay reproduces a played schedule's outcome")
+    func replayReproduces() async throws {
+        let (_, played) = await repl(["play 1", "auto"])
+        let line = try #require(played.text.split(separator: "\n").first { $0.contains("replay 1 w1:") })
+        let command = String(line[line.range(of: "replay 1 ")!.lowerBound...])
+        let outcome = try #require(played.text.split(separator: "\n").first { $0.hasPrefix("Outcome:") })
+        let (_, replayed) = await repl([command])
+        #expect(replayed.text.contains(outcome))
+    }
+
+    @Test("undo takes back a pick, quit and end of input leave the game")
+    func undoAndQuit() async {
+        let (_, undone) = await repl(["play 1", "2", "undo", "quit"])
+        #expect(undone.text.contains("undone"))
+        #expect(undone.text.contains("Left the game."))
+        let (code, ended) = await repl(["play 1"])
+        #expect(code == 0)
+        #expect(ended.text.contains("Left the game."))
+    }
+
+    @Test("a bad pick is explained and asked again")
+    func badPick() async {
+        let (_, transcript) = await repl(["play 1", "9", "auto"])
+        #expect(transcript.text.contains("pick 1–"))
+        #expect(transcript.text.contains("Outcome:"))
+    }
+
+    @Test("some schedule loses the update: picking B right after A's read")
+    func lostUpdateIsReachable() async {
+        // Explore all first picks; at least one game path must end forbidden.
+        var outcomes: Set<String> = []
+        for first in 1...2 {
+            for second in 1...2 {
+                let (_, transcript) = await repl(["play 1", "\(first)", "\(second)", "1", "1", "1", "1", "auto"])
+                if let line = transcript.text.split(separator: "\n").first(where: { $0.hasPrefix("Outcome:") }) { outcomes.insert(String(line)) }
+            }
+        }
+        #expect(outcomes.contains { $0.contains("FORBIDDEN") })
     }
 }

@@ -1,0 +1,46 @@
+import WorkbookExplorer
+
+/// "Play the scheduler": async code that runs under the explorer while the learner chooses,
+/// at every scheduling point, which ready task goes next.
+public struct Game: Sendable {
+    public let slug: String
+    public let title: Localized
+    public let narration: Localized
+    /// The code to play; returns its outcome, e.g. `counter=1`.
+    public let body: Explorer.Body
+    /// Whether an outcome is what the rules allow.
+    public let classify: @Sendable (String) -> OutcomeTally.Verdict
+    /// Why a forbidden outcome happens, shown at the end.
+    public let explanation: Localized
+
+    public init(slug: String, title: Localized, narration: Localized, explanation: Localized,
+                classify: @escaping @Sendable (String) -> OutcomeTally.Verdict, body: @escaping Explorer.Body) {
+        self.slug = slug
+        self.title = title
+        self.narration = narration
+        self.explanation = explanation
+        self.classify = classify
+        self.body = body
+    }
+}
+
+extension ScheduleReport {
+    /// The schedule as trace events for the timeline: one lane per task, one mark per step
+    /// labelled with the checkpoints it passed; time is the step number.
+    public var traceEvents: [Trace.Event] {
+        steps.enumerated().map { index, step in
+            let label = step.checkpoints.isEmpty ? "(runs)" : step.checkpoints.joined(separator: "; ")
+            return Trace.Event(sequence: index, time: UInt64(step.number), lane: step.entity, label: label, kind: .point)
+        }
+    }
+
+    /// `counter=1`, `deadlock: …`, `failed: …`.
+    public var outcomeText: String {
+        switch outcome {
+        case let .completed(text): text
+        case let .failed(message): "failed: \(message)"
+        case let .deadlock(waiting): "deadlock: " + waiting.joined(separator: ", ")
+        case let .livelock(steps): "livelock after \(steps) steps"
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import WorkbookExplorer
+
+/// `play N` and `replay N TOKEN`: the learner is the scheduler.
+extension Session {
+    enum PlayEnding: Sendable { case finished, automatic, undo, quit }
+
+    func listGames() {
+        guard !chapter.games.isEmpty else {
+            write(t(Localized("This chapter has no games yet.", ja: "この章にはまだゲームがありません。")))
+            return
+        }
+        write(terminal.paint(t(Localized("Games — you are the scheduler (play N):", ja: "ゲーム — あなたがスケジューラです（play N）:")), .bold))
+        for (index, game) in chapter.games.enumerated() {
+            write(padded("\(index + 1).", to: 4) + t(game.title))
+        }
+    }
+
+    func game(_ number: Int) -> Game? {
+        guard chapter.games.indices.contains(number - 1) else {
+            write(t(Localized("no game \(number) (see 'play')", ja: "ゲーム \(number) はありません（'play' を参照）")))
+            return nil
+        }
+        return chapter.games[number - 1]
+    }
+
+    func play(_ number: Int) {
+        guard let game = game(number) else { return }
+        write(terminal.paint("▶ \(number). \(t(game.title))", .bold))
+        write(t(game.narration))
+        write(t(Localized(
+            "At each step, pick which ready task runs next: its number, 'auto' to let the scheduler finish, 'undo', or 'quit'.",
+            ja: "各ステップで次に実行する準備済みのタスクを選びます。番号、'auto'（残りを自動で実行）、'undo'（1 手戻す）、'quit'（やめる）。")))
+        let decisions = LockedList()
+        while true {
+            let ending = LockedValue(PlayEnding.finished)
+            let shownSteps = LockedValue(0)
+            let replaying = decisions.count
+            let asked = LockedValue(0)
+            let report = Explorer.play(choose: { [self] point in
+                let index = asked.update { $0 += 1; return $0 - 1 }
+                if index < replaying { return decisions.at(index) }
+                showSteps(point.history, from: shownSteps)
+                showChoices(point)
+                while true {
+                    if interactive { Console.prompt(t(Localized("pick> ", ja: "選択> "))) }
+                    guard let line = readLineFromInput()?.trimmingCharacters(in: .whitespaces).lowercased() else {
+                        ending.set(.quit)
+                        return nil
+                    }
+                    if !interactive { write("> \(line)") }
+                    switch line {
+                    case "auto", "a": ending.set(.automatic); return nil
+                    case "undo", "u": ending.set(.undo); return nil
+                    case "quit", "q", "exit": ending.set(.quit); return nil
+                    default:
+                        if let pick = Int(line), (1...point.ready.count).contains(pick) {
+                            decisions.append(pick - 1)
+                            return pick - 1
+                        }
+                        write(t(Localized("pick 1–\(point.ready.count), auto, undo or quit", ja: "1–\(point.ready.count)、auto、undo、quit のいずれかを入力してください")))
+                    }
+                }
+            }, game.body)
+            switch ending.get() {
+            case .undo:
+                if decisions.count > 0 { decisions.removeLast() }
+                write(t(Localized("↶ undone — back one choice", ja: "↶ 1 手戻しました")))
+                continue
+            case .quit:
+                write(t(Localized("Left the game.", ja: "ゲームを終了しました。")))
+                return
+            case .finished, .automatic:
+                showSteps(report.steps, from: shownSteps)
+                showEnd(of: report, game: game, number: number)
+                return
+            }
+        }
+    }
+
+    func replay(_ number: Int, token text: String) {
+        guard let game = game(number) else { return }
+        guard let token = ReplayToken(text) else {
+            write(t(Localized("'\(text)' is not a replay token (they look like w1:0x3,1,0x2)", ja: "'\(text)' はリプレイトークンではありません（w1:0x3,1,0x2 のような形です）")))
+            return
+        }
+        write(terminal.paint("▶ \(number). \(t(game.title)) — replay \(token)", .bold))
+        let report = Explorer.replay(token, game.body)
+        showSteps(report.steps, from: LockedValue(0))
+        showEnd(of: report, game: game, number: number)
+    }
+
+    private func showSteps(_ steps: [ScheduleStep], from shown: LockedValue<Int>) {
+        let start = shown.get()
+        for step in steps.dropFirst(start) {
+            let passed = step.checkpoints.isEmpty ? "" : " → " + step.checkpoints.joined(separator: " → ")
+            write(terminal.paint("  step \(step.number): ", .dim) + step.entity + passed)
+        }
+        shown.set(max(start, steps.count))
+    }
+
+    private func showChoices(_ point: Explorer.ChoicePoint) {
+        write(t(Localized("step \(point.step) — ready to run:", ja: "ステップ \(point.step) — 実行可能:")))
+        for (index, entry) in point.ready.enumerated() {
+            let next: String
+            if entry.entity == "actor" {
+                next = t(Localized("runs the calls waiting on an actor", ja: "アクターで待っている呼び出しを実行"))
+            } else if let last = entry.lastCheckpoint {
+                next = t(Localized("continues after \"\(last)\"", ja: "\"\(last)\" の後から続行"))
+            } else {
+                next = t(Localized("starts (or continues)", ja: "開始（または続行）"))
+            }
+            write("  \(index + 1)) " + padded(entry.entity, to: 10) + " " + next)
+        }
+    }
+
+    private func showEnd(of report: ScheduleReport, game: Game, number: Int) {
+        let outcome = report.outcomeText
+        let verdict: OutcomeTally.Verdict = report.outcome.isFailure ? .forbidden : game.classify(outcome)
+        write("")
+        let line = t(Localized("Outcome: ", ja: "結果: ")) + outcome + " — " + verdict.label.text(language)
+        write(terminal.paint(line, verdict == .forbidden ? .red : verdict == .interesting ? .yellow : .green))
+        if verdict == .forbidden { write(t(game.explanation)) }
+        if !report.uncontrolled.isEmpty {
+            write(t(Localized("Uncontrolled: ", ja: "制御外: ")) + report.uncontrolled.joined(separator: "; "))
+        }
+        write(t(Localized("Replay this schedule: ", ja: "このスケジュールを再現: ")) + "replay \(number) \(report.token)")
+        if showsTimeline {
+            var timeline = Timeline(terminal: terminal)
+            timeline.axis = .steps
+            write("")
+            write(timeline.render(report.traceEvents, language: language))
+        }
+    }
+}
+
+/// Small locked boxes for the chooser closure, which runs on the explorer's driver thread.
+final class LockedValue<Value: Sendable>: @unchecked Sendable {
+    private let box: Locked<Value>
+    init(_ value: Value) { box = Locked(value) }
+    func get() -> Value { box.current }
+    func set(_ value: Value) { box.withLock { $0 = value } }
+    func update<R>(_ body: (inout Value) -> R) -> R { box.withLock(body) }
+}
+
+final class LockedList: @unchecked Sendable {
+    private let box = Locked<[Int]>([])
+    var count: Int { box.withLock { $0.count } }
+    func at(_ index: Int) -> Int { box.withLock { $0[index] } }
+    func append(_ value: Int) { box.withLock { $0.append(value) } }
+    func removeLast() { box.withLock { _ = $0.removeLast() } }
+}
