@@ -19,7 +19,7 @@ let package = Package(
         .target(name: "Exercises", dependencies: ["ExerciseKit"], path: "exercises/Exercises"),
         .target(name: "Solutions", dependencies: ["ExerciseKit"], path: "exercises/Solutions"),
         // One generic check per exercise, plus stress tallies, deadlines and the verdict report.
-        .target(name: "WorkbookChecks", dependencies: ["ExerciseKit", "WorkbookCore"]),
+        .target(name: "WorkbookChecks", dependencies: ["ExerciseKit", "WorkbookCore", "WorkbookExplorer"]),
         // Runs one learner check in its own process, so a crash or a deadlock cannot take down `swift test`.
         .executableTarget(name: "exercise-runner", dependencies: ["Exercises", "WorkbookChecks"]),
 
@@ -31,7 +31,7 @@ let package = Package(
         .testTarget(name: "WorkbookExplorerTests", dependencies: ["WorkbookExplorer"]),
         .testTarget(name: "ExercisesTests", dependencies: ["WorkbookChecks", "exercise-runner"]),
         .testTarget(name: "SolutionsTests", dependencies: ["WorkbookChecks", "Solutions"]),
-        .testTarget(name: "CheckerTests", dependencies: ["WorkbookChecks", "ExerciseKit"]),
+        .testTarget(name: "CheckerTests", dependencies: ["WorkbookChecks", "ExerciseKit", "WorkbookExplorer"]),
         .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "ch01-gcd"]),
     ]
 )

@@ -1,4 +1,5 @@
 import WorkbookCore
+import WorkbookExplorer
 
 /// A property an exercise answer must have, named the way a failure report names it.
 public struct Property: Sendable, Hashable {
@@ -29,14 +30,17 @@ public struct CheckFailure: Error, Sendable {
     public let observed: Localized
     /// The part of the trace that shows it (may be empty).
     public let events: [Trace.Event]
-    /// Outcome tally of a stress run, if there was one.
+    /// Outcome tally of a stress run or an exploration, if there was one.
     public let tally: OutcomeTally?
+    /// For explored code: the failing schedule, with its replay token.
+    public let schedule: ScheduleReport?
 
-    public init(_ property: Property, observed: Localized, events: [Trace.Event] = [], tally: OutcomeTally? = nil) {
+    public init(_ property: Property, observed: Localized, events: [Trace.Event] = [], tally: OutcomeTally? = nil, schedule: ScheduleReport? = nil) {
         self.property = property
         self.observed = observed
-        self.events = events
+        self.events = schedule?.traceEvents ?? events
         self.tally = tally
+        self.schedule = schedule
     }
 }
 

@@ -1,4 +1,5 @@
 import WorkbookCore
+import WorkbookExplorer
 
 /// How a verdict looks to the learner: the property broken, the rule, what was seen, the tally
 /// and the timeline of the interleaving that broke it.
@@ -19,10 +20,28 @@ public enum Report {
             lines.append(t(Localized("  Outcome tally (jcstress style):", ja: "  結果の集計（jcstress 形式）:")))
             lines.append(tally.render(terminal: terminal, language: language))
         }
+        if let schedule = failure.schedule {
+            lines.append("")
+            lines.append(t(Localized(
+                "  Schedule found by \(schedule.strategy), \(schedule.deviations) preemption(s) (⟲), one job at a time:",
+                ja: "  \(schedule.strategy) で見つけたスケジュール、プリエンプション \(schedule.deviations) 回（⟲）、1 度に 1 ジョブ:")))
+            for step in schedule.steps {
+                let passed = step.checkpoints.isEmpty ? "" : " → " + step.checkpoints.joined(separator: " → ")
+                let mark = step.isDeviation ? terminal.paint(" ⟲", .yellow) : ""
+                lines.append("    \(step.number). \(step.entity)\(passed)\(mark)")
+            }
+            lines.append(t(Localized("  Replay token: ", ja: "  リプレイトークン: ")) + schedule.token.description)
+            if !schedule.uncontrolled.isEmpty {
+                lines.append(t(Localized("  Uncontrolled: ", ja: "  制御外: ")) + schedule.uncontrolled.joined(separator: "; "))
+            }
+        }
         if !failure.events.isEmpty {
             lines.append("")
-            lines.append(t(Localized("  Trace (lanes are threads; bars are calls in progress):", ja: "  トレース（レーンはスレッド、バーは実行中の呼び出し）:")))
+            lines.append(failure.schedule == nil
+                ? t(Localized("  Trace (lanes are threads; bars are calls in progress):", ja: "  トレース（レーンはスレッド、バーは実行中の呼び出し）:"))
+                : t(Localized("  Timeline (lanes are tasks; time is the step number):", ja: "  タイムライン（レーンはタスク、時間はステップ番号）:")))
             var timeline = Timeline(terminal: terminal, maxListedEvents: 30)
+            if failure.schedule != nil { timeline.axis = .steps }
             timeline.terminal.width = max(60, terminal.width - 2)
             lines.append(timeline.render(failure.events, language: language).split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n"))
         }

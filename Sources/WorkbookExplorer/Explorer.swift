@@ -157,7 +157,7 @@ public enum Explorer {
                 for prefix in level {
                     if outOfBudget() { return result(nil, exhausted: false) }
                     var chooser = PrefixChooser(prefix: prefix)
-                    let report = runOnce(&chooser, strategy: "exhaustive, \(bound) preemption\(bound == 1 ? "" : "s")", budget: budget, body)
+                    let report = runOnce(&chooser, strategy: "exhaustive search", budget: budget, body)
                     if let failure = record(report) { return result(failure, exhausted: false) }
                     guard bound < maxPreemptions else { continue }
                     for (index, step) in report.steps.enumerated() where index >= prefix.count {
@@ -175,7 +175,7 @@ public enum Explorer {
             var generator = SplitMix64(seed: seed)
             while !outOfBudget() {
                 var chooser = RandomChooser(generator: SplitMix64(seed: generator.next()))
-                if let failure = record(runOnce(&chooser, strategy: "random, seed \(seed)", budget: budget, body)) {
+                if let failure = record(runOnce(&chooser, strategy: "random schedules, seed \(seed)", budget: budget, body)) {
                     return result(failure, exhausted: false)
                 }
             }
