@@ -23,7 +23,7 @@ let package = Package(
         // Runs one learner check in its own process, so a crash or a deadlock cannot take down `swift test`.
         .executableTarget(name: "exercise-runner", dependencies: ["Exercises", "WorkbookChecks"]),
 
-        .executableTarget(name: "ch01-gcd", dependencies: ["WorkbookCore"]),
+        .executableTarget(name: "ch01-gcd", dependencies: ["WorkbookCore", "WorkbookExplorer"]),
         // `swift run -c release explorer-benchmark`: schedules per second.
         .executableTarget(name: "explorer-benchmark", dependencies: ["WorkbookExplorer"]),
 
@@ -32,6 +32,6 @@ let package = Package(
         .testTarget(name: "ExercisesTests", dependencies: ["WorkbookChecks", "exercise-runner"]),
         .testTarget(name: "SolutionsTests", dependencies: ["WorkbookChecks", "Solutions"]),
         .testTarget(name: "CheckerTests", dependencies: ["WorkbookChecks", "ExerciseKit", "WorkbookExplorer"]),
-        .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "ch01-gcd"]),
+        .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "WorkbookExplorer", "ch01-gcd"]),
     ]
 )

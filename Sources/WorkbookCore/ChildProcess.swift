@@ -93,7 +93,7 @@ public struct ChildProcess: Sendable {
 /// A signal's conventional name, e.g. `SIGILL (illegal instruction: a Swift runtime trap)`.
 public func describeSignal(_ signal: Int32) -> Localized {
     switch signal {
-    case SIGILL: Localized("SIGILL (illegal instruction: a Swift runtime trap)", ja: "SIGILL（不正命令: Swift ランタイムのトラップ）")
+    case SIGILL: Localized("SIGILL (illegal instruction: a trap in the Swift runtime or libdispatch)", ja: "SIGILL（不正命令: Swift ランタイムまたは libdispatch のトラップ）")
     case SIGTRAP: Localized("SIGTRAP (a Swift runtime trap)", ja: "SIGTRAP（Swift ランタイムのトラップ）")
     case SIGABRT: Localized("SIGABRT (abort)", ja: "SIGABRT（abort）")
     case SIGSEGV: Localized("SIGSEGV (invalid memory access)", ja: "SIGSEGV（不正なメモリアクセス）")

@@ -112,13 +112,17 @@ public final class ScenarioContext: Sendable {
     public let trace: Trace
     public let language: Language
     public let seed: UInt64
+    /// What the learner's terminal can show (for tables and timelines a scenario draws itself).
+    public let terminal: Terminal
     private let knobs: [String: Int]
     private let output: @Sendable (String) -> Void
     private let emittedLabels = Locked<[String]>([])
     private let notes = Locked<[String: String]>([:])
 
-    public init(trace: Trace = Trace(), language: Language, seed: UInt64, knobs: [String: Int], output: @escaping @Sendable (String) -> Void) {
+    public init(trace: Trace = Trace(), language: Language, seed: UInt64, knobs: [String: Int], terminal: Terminal = .plain,
+                output: @escaping @Sendable (String) -> Void) {
         self.trace = trace
+        self.terminal = terminal
         self.language = language
         self.seed = seed
         self.knobs = knobs

@@ -104,10 +104,12 @@ extension Session {
             let next: String
             if entry.entity == "actor" {
                 next = t(Localized("runs the calls waiting on an actor", ja: "アクターで待っている呼び出しを実行"))
+            } else if !entry.hasRun {
+                next = t(Localized("has not started yet", ja: "まだ開始していない"))
             } else if let last = entry.lastCheckpoint {
                 next = t(Localized("continues after \"\(last)\"", ja: "\"\(last)\" の後から続行"))
             } else {
-                next = t(Localized("starts (or continues)", ja: "開始（または続行）"))
+                next = t(Localized("continues (no checkpoint passed yet)", ja: "続行（まだチェックポイントを通過していない）"))
             }
             write("  \(index + 1)) " + padded(entry.entity, to: 10) + " " + next)
         }

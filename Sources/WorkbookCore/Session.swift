@@ -215,7 +215,7 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
         let values = (try? scenario.knobValues(knobs)) ?? [:]
         let knobText = scenario.knobs.map { "\($0.name)=\(values[$0.name]!)" }.joined(separator: " ")
         write(terminal.paint("── \(number). \(t(scenario.title)) \(knobText)", .bold))
-        let context = ScenarioContext(language: language, seed: seed, knobs: values, output: write)
+        let context = ScenarioContext(language: language, seed: seed, knobs: values, terminal: terminal, output: write)
         let outcome: String?? = waitForAsync(seconds: scenarioDeadlineSeconds) { () async -> String? in
             do {
                 try await scenario.run(context)

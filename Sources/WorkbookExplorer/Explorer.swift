@@ -75,8 +75,9 @@ public enum Explorer {
     /// What an interactive chooser sees at a scheduling point.
     public struct ChoicePoint: Sendable {
         public let step: Int
-        /// Each ready entity with the last checkpoint it passed (where it will continue).
-        public let ready: [(entity: String, lastCheckpoint: String?)]
+        /// Each ready entity: whether it has run yet, and the last checkpoint it passed (where it
+        /// will continue).
+        public let ready: [(entity: String, hasRun: Bool, lastCheckpoint: String?)]
         public let defaultChoice: Int
         /// The steps so far.
         public let history: [ScheduleStep]

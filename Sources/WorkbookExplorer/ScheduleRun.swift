@@ -34,6 +34,7 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
     private var names: [EntityKey: String] = [:]
     private var taskCount = 0
     private var lastCheckpoint: [EntityKey: String] = [:]
+    private var hasRun: Set<EntityKey> = []
     private var stepCheckpoints: [String] = []
     private var running: EntityKey?
     private(set) var rootResult: ScheduleOutcome?
@@ -125,7 +126,7 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
             lock.unlock()
             let defaultIndex = previous.flatMap { keys.firstIndex(of: $0) } ?? 0
             var choice = chooser.choose(step: steps.count, ready: keys, defaultIndex: defaultIndex) {
-                Explorer.ChoicePoint(step: steps.count + 1, ready: keys.map { (name(of: $0), lastCheckpoint[$0]) },
+                Explorer.ChoicePoint(step: steps.count + 1, ready: keys.map { (name(of: $0), hasRun.contains($0), lastCheckpoint[$0]) },
                                      defaultChoice: defaultIndex, history: steps)
             }
             if !keys.indices.contains(choice) { choice = defaultIndex }
@@ -138,6 +139,7 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
             stepCheckpoints = []
             job.runSynchronously(on: asUnownedTaskExecutor())
             running = nil
+            hasRun.insert(key)
             choices.append(choice)
             steps.append(ScheduleStep(number: steps.count + 1, choice: choice, ready: readyNames, entity: name(of: key),
                                       checkpoints: stepCheckpoints, defaultChoice: defaultIndex))

@@ -1,10 +1,25 @@
 import WorkbookCore
 
+/// Chapter 1: GCD & QoS. The scenarios in the order the chapter text numbers them.
 enum Chapter01 {
     static let chapter = Chapter(
         number: 1,
         executable: "ch01-gcd",
         title: Localized("GCD & QoS", ja: "GCD と QoS"),
-        scenarios: [],
-        children: [:])
+        scenarios: [
+            serialVersusConcurrent,
+            counterRace,
+            syncVersusAsync,
+            queues,
+            qos,
+            syncDeadlock,
+            barrier,
+            asyncAfter,
+            suspendResume,
+            group,
+            semaphore,
+            taskCounterRace,
+        ],
+        games: [taskCounterRaceGame],
+        children: [sameQueueSyncChildName: sameQueueSyncChild])
 }

@@ -1,0 +1,125 @@
+import Dispatch
+import Foundation
+import WorkbookCore
+
+extension Chapter01 {
+    /// Main, global and private queues, and which thread runs each.
+    static let queues = Scenario(
+        slug: "queues",
+        title: Localized("Main, global and private queues: which thread?", ja: "メイン・グローバル・プライベートキュー: どのスレッドで動く？"),
+        narration: Localized(
+            """
+            Blocks go to four places: `DispatchQueue.main`, a `@MainActor` task, `DispatchQueue.global()` and a private serial queue; \
+            each records its lane and `Thread.isMainThread`. \
+            The main queue and the main actor run on the main thread — here because this program keeps a run loop turning on it. \
+            A program whose main thread never serves the main queue (on Linux, one that called `dispatchMain()`, or a test runner) \
+            runs main-queue blocks elsewhere or not at all, so the table says what really happened. \
+            Global-queue blocks run on pool threads (T2, T3, …), several at once. \
+            The private serial queue runs its blocks one at a time, but not always on the same thread: \
+            between its two batches a block on another queue keeps the first thread busy, and the queue simply moves to another one. \
+            On Linux the last column is the kernel's thread name: libdispatch names pool threads after their root queue.
+            """,
+            ja: """
+            ブロックを `DispatchQueue.main`、`@MainActor` のタスク、`DispatchQueue.global()`、プライベートなシリアルキューの 4 か所に送り、それぞれレーンと `Thread.isMainThread` を記録させます。\
+            メインキューとメインアクターはメインスレッドで動きます。ここでそうなるのは、このプログラムがメインスレッドで RunLoop を回しているからです。\
+            メインスレッドがメインキューを処理しないプログラム（Linux で `dispatchMain()` を呼んだもの、テストランナーなど）では、メインキューのブロックは別のスレッドで動くか、まったく動かないので、表には実際に起きたことを出します。\
+            グローバルキューのブロックはプールのスレッド（T2、T3 …）で同時にいくつも動きます。\
+            プライベートなシリアルキューはブロックを 1 つずつ実行しますが、同じスレッドとは限りません。\
+            2 回の投入の間に別のキューのブロックが最初のスレッドを使い続けるので、キューは別のスレッドへ移ります。\
+            Linux では最後の列がカーネル上のスレッド名で、libdispatch はプールのスレッドにルートキューの名前を付けます。
+            """)
+    ) { context in
+        try await blocking { try runQueues(context) }
+    }
+
+    /// One block's report: where it was sent and what its thread looked like.
+    private struct Sighting: Sendable {
+        let queue: String
+        let probe: ThreadProbe
+    }
+
+    private static func runQueues(_ context: ScenarioContext) throws {
+        let sightings = Locked<[Sighting]>([])
+        /// The block every queue runs: a little work, drawn as a span, then a report.
+        @Sendable func block(_ queue: String) {
+            let probe = ThreadProbe.here(in: context.trace)
+            context.trace.span(queue, lane: probe.lane) { spin(microseconds: 500) }
+            context.printLine("\(queue)  isMainThread=\(probe.isMainThread)", lane: probe.lane)
+            sightings.withLock { $0.append(Sighting(queue: queue, probe: probe)) }
+        }
+        context.trace.record("submit")
+
+        // The main queue and the main actor: waited for at most a second each, since a program
+        // may have nobody serving them. A block that comes too late stays silent.
+        func runOnMain(_ name: String, submit: (@escaping @Sendable () -> Void) -> Void) {
+            let gaveUp = Locked(false)
+            let ran = DispatchSemaphore(value: 0)
+            submit {
+                guard !gaveUp.current else { return }
+                block(name)
+                ran.signal()
+            }
+            if ran.wait(timeout: .now() + 1) == .timedOut {
+                gaveUp.withLock { $0 = true }
+                context.say(Localized(
+                    "  \(name): did not run within 1 s — nothing serves the main thread's queue in this process.",
+                    ja: "  \(name): 1 秒以内に実行されませんでした。このプロセスではメインスレッドのキューを処理するものがありません。"))
+            }
+        }
+        runOnMain("main.async") { body in DispatchQueue.main.async(execute: body) }
+        runOnMain("@MainActor") { body in Task { @MainActor in body() } }
+
+        // The global concurrent queue: three blocks at once, on pool threads.
+        let group = DispatchGroup()
+        for _ in 1...3 {
+            DispatchQueue.global().async(group: group) { block("global") }
+        }
+        try wait(for: group, Localized("the global queue's blocks did not finish", ja: "グローバルキューのブロックが終わりませんでした"))
+
+        // A private serial queue: two batches of two. In between, a block on another queue holds
+        // a pool thread (likely the one the first batch used) until the second batch is done.
+        let privateQueue = DispatchQueue(label: "workbook.private")
+        let otherQueue = DispatchQueue(label: "workbook.other")
+        let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        defer { release.signal() }  // even if a wait below gives up
+        for batch in 1...2 {
+            for _ in 1...2 { privateQueue.async(group: group) { block("private") } }
+            try wait(for: group, Localized("the private queue's blocks did not finish", ja: "プライベートキューのブロックが終わりませんでした"))
+            if batch == 1 {
+                otherQueue.async {
+                    let lane = context.trace.currentThreadLane()
+                    context.trace.begin("other queue", lane: lane)
+                    holding.signal()
+                    release.wait()
+                    context.trace.end("other queue", lane: lane)
+                }
+                try wait(for: holding, Localized("the other queue's block did not start", ja: "別のキューのブロックが始まりませんでした"))
+            }
+        }
+
+        // The table, then what it means.
+        let all = sightings.current
+        let headers = (Localized("queue", ja: "キュー").text(context.language), Localized("lane", ja: "レーン").text(context.language),
+                       "isMainThread", Localized("thread name", ja: "スレッド名").text(context.language))
+        context.show("")
+        context.show("  " + padded(headers.0, to: 12) + padded(headers.1, to: 8) + padded(headers.2, to: 14) + headers.3)
+        for sighting in all {
+            let probe = sighting.probe
+            context.show("  " + padded(sighting.queue, to: 12) + padded(probe.lane, to: 8)
+                         + padded(String(probe.isMainThread), to: 14) + (probe.kernelName ?? "-"))
+        }
+        let privateLanes = Set(all.filter { $0.queue == "private" }.map(\.probe.lane))
+        let globalLanes = Set(all.filter { $0.queue == "global" }.map(\.probe.lane))
+        context.say(Localized(
+            "The global queue used \(globalLanes.count) thread(s); the private serial queue used \(privateLanes.count) (\(privateLanes.sorted().joined(separator: ", "))), one block at a time.",
+            ja: "グローバルキューは \(globalLanes.count) 本のスレッドを使い、プライベートなシリアルキューは \(privateLanes.count) 本（\(privateLanes.sorted().joined(separator: ", "))）を 1 ブロックずつ使いました。"))
+        context.note("private lanes", String(privateLanes.count))
+        let offMain = all.filter { ["main.async", "@MainActor"].contains($0.queue) && !$0.probe.isMainThread }.map(\.queue)
+        if !offMain.isEmpty {
+            let names = offMain.joined(separator: ", ")
+            context.say(Localized(
+                "\(names) ran off the main thread: this process's main thread does not serve the main queue (it called dispatchMain() or is a test runner), so a pool thread drains it instead.",
+                ja: "\(names) はメインスレッド以外で動きました。このプロセスのメインスレッドはメインキューを処理していない（dispatchMain() を呼んだか、テストランナーである）ため、代わりにプールのスレッドが処理しています。"))
+        }
+    }
+}
