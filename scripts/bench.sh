@@ -3,7 +3,7 @@
 #   1. a fresh debug build (own scratch path, so your .build is untouched);
 #   2. a full `swift test`;
 #   3. edit one exercise → its verdict (`swift test --filter ExercisesTests.SafeCounter`),
-#      median of 5 edits.
+#      median of 5 edits, with the stub and with a complete answer.
 # The exercise file is backed up first and restored on exit, whatever happens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,11 +20,16 @@ echo "machine: $(nproc) cores, $(swift --version 2>&1 | head -1)"
 rm -rf "$scratch"
 echo "fresh build (swift build --build-tests): $(seconds swift build --build-tests --scratch-path "$scratch") s"
 echo "full swift test (already built):          $(seconds swift test --scratch-path "$scratch") s"
-times=()
-for i in 1 2 3 4 5; do
-    cp "$backup" "$exercise"
-    echo "// bench edit $i $(date +%s%N)" >> "$exercise"
-    times+=("$(seconds swift test --scratch-path "$scratch" --filter ExercisesTests.SafeCounter)")
-done
-echo "edit one exercise → verdict, 5 runs:       ${times[*]} s"
-echo "edit one exercise → verdict, median:       $(printf '%s\n' "${times[@]}" | median) s"
+# Edit → verdict, twice over: the stub (verdict "not started") and the reference answer put in
+# its place (verdict "done": the whole check runs).
+measure_edits() {
+    local source=$1 times=()
+    for i in 1 2 3 4 5; do
+        cp "$source" "$exercise"
+        echo "// bench edit $i $(date +%s%N)" >> "$exercise"
+        times+=("$(seconds swift test --scratch-path "$scratch" --filter ExercisesTests.SafeCounter)")
+    done
+    echo "${times[*]} s, median $(printf '%s\n' "${times[@]}" | median) s"
+}
+echo "edit one exercise → verdict (stub, not started):   $(measure_edits "$backup")"
+echo "edit one exercise → verdict (answer, full check):  $(measure_edits exercises/Solutions/01-gcd/SafeCounter.swift)"
