@@ -32,7 +32,8 @@ public struct ChildProcess: Sendable {
         self.environment = environment
     }
 
-    public func run(timeoutSeconds: Double) throws -> Outcome {
+    /// Runs the program, feeding `input` on standard input (none: `/dev/null`).
+    public func run(timeoutSeconds: Double, input: String? = nil) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -40,7 +41,8 @@ public struct ChildProcess: Sendable {
         let outPipe = Pipe(), errPipe = Pipe()
         process.standardOutput = outPipe
         process.standardError = errPipe
-        process.standardInput = FileHandle.nullDevice
+        let inPipe = input.map { _ in Pipe() }
+        process.standardInput = inPipe ?? FileHandle.nullDevice
 
         let out = Locked(Data()), err = Locked(Data())
         let readers = DispatchGroup()
@@ -56,6 +58,10 @@ public struct ChildProcess: Sendable {
         process.terminationHandler = { _ in exited.signal() }
         let start = MonotonicClock.now()
         try process.run()
+        if let inPipe, let input {
+            inPipe.fileHandleForWriting.write(Data(input.utf8))
+            try inPipe.fileHandleForWriting.close()
+        }
         var timedOut = false
         if exited.wait(timeout: .now() + timeoutSeconds) == .timedOut {
             timedOut = true

@@ -3,53 +3,20 @@ import Testing
 import WorkbookCore
 @testable import ch01_gcd
 
-/// What a run of the `ch01-gcd` executable produced.
-private struct CommandLineRun {
-    let status: Int32
-    let standardOutput: String
-    let standardError: String
-}
-
 /// Runs the built `ch01-gcd` (found beside the test bundle) with `arguments`, feeding `input` on
 /// standard input, in English unless the arguments say otherwise.
-private func runChapterExecutable(_ arguments: [String], input: String = "") throws -> CommandLineRun {
+private func runChapterExecutable(_ arguments: [String], input: String = "") throws -> (status: Int32, standardOutput: String, standardError: String) {
     let executable = try #require(ChapterExecutable.locate(), "ch01-gcd not found beside the test bundle")
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment
     for key in ["LC_ALL", "LC_MESSAGES", "LANG", "NO_COLOR"] { environment[key] = nil }
     environment["LANG"] = "C.UTF-8"
-    process.environment = environment
-    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-
-    let output = Locked(Data()), errors = Locked(Data())
-    let readers = DispatchGroup()
-    for (pipe, sink) in [(stdout, output), (stderr, errors)] {
-        readers.enter()
-        Thread.detachNewThread {
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            sink.withLock { $0 = data }
-            readers.leave()
-        }
+    let outcome = try ChildProcess(executable: executable, arguments: arguments, environment: environment)
+        .run(timeoutSeconds: 60, input: input)
+    guard case let .exited(status) = outcome.termination else {
+        Issue.record("ch01-gcd \(arguments.joined(separator: " ")) ended with \(outcome.termination)")
+        return (-1, outcome.standardOutput, outcome.standardError)
     }
-    let exited = DispatchSemaphore(value: 0)
-    process.terminationHandler = { _ in exited.signal() }
-    try process.run()
-    stdin.fileHandleForWriting.write(Data(input.utf8))
-    try stdin.fileHandleForWriting.close()
-    if exited.wait(timeout: .now() + 60) == .timedOut {
-        process.terminate()
-        Issue.record("ch01-gcd \(arguments.joined(separator: " ")) did not exit within 60 s")
-        exited.wait()
-    }
-    _ = readers.wait(timeout: .now() + 5)
-    return CommandLineRun(status: process.terminationStatus,
-                          standardOutput: String(decoding: output.current, as: UTF8.self),
-                          standardError: String(decoding: errors.current, as: UTF8.self))
+    return (status, outcome.standardOutput, outcome.standardError)
 }
 
 @Suite("Chapter 1 on the command line")
@@ -79,5 +46,21 @@ struct Chapter01CommandLineTests {
         #expect(result.standardOutput.contains("Serial queue: async A, B, C"))
         #expect(result.standardOutput.contains("final=2"))
         #expect(result.standardOutput.contains("3. sync vs async"))
+    }
+
+    @Test("a game plays to the end from piped picks and prints a replay token")
+    func pipedGame() throws {
+        let result = try runChapterExecutable([], input: "play 1\n1\n2\nauto\nquit\n")
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("Outcome: counter="))
+        #expect(result.standardOutput.contains("replay 1 w1:"))
+    }
+
+    @Test("end of input in the middle of a prediction or a game quits cleanly")
+    func endOfInput() throws {
+        #expect(try runChapterExecutable([], input: "predict 1\n").status == 0)
+        #expect(try runChapterExecutable([], input: "play 1\n1\n").status == 0)
+        #expect(try runChapterExecutable(["--run", "99"]).status == 2)
+        #expect(try runChapterExecutable(["--run", "2", "iterations=0"]).status == 2)
     }
 }
