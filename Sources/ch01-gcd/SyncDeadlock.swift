@@ -65,7 +65,7 @@ extension Chapter01 {
         context.say(Localized(
             "1) q.sync { q.sync { } } — in a child process (ch01-gcd --child \(sameQueueSyncChildName)):",
             ja: "1) q.sync { q.sync { } } — 子プロセスで実行（ch01-gcd --child \(sameQueueSyncChildName)）:"))
-        guard let executable = ChapterExecutable.locate() else {
+        guard let executable = ChildProcess.sibling(named: "ch01-gcd") else {
             context.say(Localized(
                 "  The ch01-gcd executable was not found, so part one is skipped.",
                 ja: "  ch01-gcd の実行ファイルが見つからないため、前半は省略します。"))

@@ -6,7 +6,7 @@ import WorkbookCore
 /// Runs the built `ch01-gcd` (found beside the test bundle) with `arguments`, feeding `input` on
 /// standard input, in English unless the arguments say otherwise.
 private func runChapterExecutable(_ arguments: [String], input: String = "") throws -> (status: Int32, standardOutput: String, standardError: String) {
-    let executable = try #require(ChapterExecutable.locate(), "ch01-gcd not found beside the test bundle")
+    let executable = try #require(ChildProcess.sibling(named: "ch01-gcd"), "ch01-gcd not found beside the test bundle")
     var environment = ProcessInfo.processInfo.environment
     for key in ["LC_ALL", "LC_MESSAGES", "LANG", "NO_COLOR"] { environment[key] = nil }
     environment["LANG"] = "C.UTF-8"

@@ -103,7 +103,7 @@ struct Chapter01Tests {
     func deadlocks() async throws {
         let context = try await run(scenario("sync-deadlock"))
         #expect(context.noted("two-queue deadlock") == "deadlocked")
-        if ChapterExecutable.locate() != nil {
+        if ChildProcess.sibling(named: "ch01-gcd") != nil {
             #expect(context.noted("child signal") != nil)
         }
     }

@@ -1,0 +1,48 @@
+import Dispatch
+
+// Helpers every chapter's scenarios use.
+
+/// Keeps the calling thread busy for about `microseconds`, so a block's span is wide enough to
+/// see on the timeline.
+///
+/// Busy work, not sleep: the scenarios never sleep to force an order (semaphores, groups and
+/// barriers do that). Spinning only makes work take visible time, the way real work does.
+public func spin(microseconds: Int) {
+    guard microseconds > 0 else { return }
+    let end = MonotonicClock.now() + UInt64(microseconds) * 1_000
+    while MonotonicClock.now() < end {}
+}
+
+/// Runs a scenario's blocking body (semaphore and group waits, `sync`) on a thread of its own.
+///
+/// Scenario bodies are `async`; waiting on a semaphore there would park one of the few Swift
+/// concurrency threads, which other work (and other tests) may need. A dedicated thread can
+/// wait as long as it likes. It shows up on the timeline as the first lane, `T1`: the caller.
+public func blocking(_ body: @escaping @Sendable () throws -> Void) async throws {
+    let outcome: Result<Void, any Error> = await onDedicatedThread { Result { try body() } }
+    try outcome.get()
+}
+
+/// A wait that should have ended long ago: the scenario stops instead of hanging the REPL.
+public struct ScenarioStuck: Error, CustomStringConvertible {
+    public let what: Localized
+    public init(what: Localized) { self.what = what }
+    public var description: String { "\(what.en) / \(what.ja)" }
+}
+
+/// Waits for `semaphore`, giving up after `seconds` with `ScenarioStuck`.
+public func wait(for semaphore: DispatchSemaphore, seconds: Double = 5, _ what: Localized) throws {
+    guard semaphore.wait(timeout: .now() + seconds) == .success else { throw ScenarioStuck(what: what) }
+}
+
+/// Waits for `group`, giving up after `seconds` with `ScenarioStuck`.
+public func wait(for group: DispatchGroup, seconds: Double = 5, _ what: Localized) throws {
+    guard group.wait(timeout: .now() + seconds) == .success else { throw ScenarioStuck(what: what) }
+}
+
+extension ScenarioContext {
+    /// "Prints" a line the way the lesson's code would, prefixed with the lane, like `emit`, but
+    /// without a point on the trace: for work already drawn as a span, whose end marks the moment
+    /// (a point right behind a span would crowd the label of the next one).
+    public func printLine(_ text: String, lane: String) { show("  \(lane): \(text)") }
+}
