@@ -105,3 +105,37 @@ struct ExplorerDeterminism {
         #expect(ReplayToken(text) == nil)
     }
 }
+
+@Suite("The explorer reports")
+struct ExplorerReports {
+    @Test("a continuation resumed from a Dispatch thread as uncontrolled, not as a failure")
+    func uncontrolled() {
+        let result = Explorer.explore(.exhaustive(maxPreemptions: 1), budget: .init(maxSchedules: 20, foreignWaitSeconds: 2)) {
+            let value: Int = await withCheckedContinuation { continuation in
+                DispatchQueue.global().async { continuation.resume(returning: 7) }
+            }
+            return "\(value)"
+        }
+        #expect(result.failure == nil)
+        #expect(!result.uncontrolled.isEmpty)
+        #expect(result.outcomes.map(\.outcome) == ["7"])
+    }
+
+    @Test("a task that never stops yielding as a livelock at the step cap")
+    func livelock() throws {
+        let result = Explorer.explore(.exhaustive(maxPreemptions: 0), budget: .init(maxStepsPerSchedule: 500)) {
+            while true { await Task.yield() }
+        }
+        let failure = try #require(result.failure)
+        #expect(failure.outcome == .livelock(steps: 500))
+    }
+
+    @Test("the schedule as numbered steps naming the task and the checkpoints it passed")
+    func namedSteps() throws {
+        let failure = try #require(Explorer.explore(.exhaustive(maxPreemptions: 2)) { try await twoIncrements(atomic: false) }.failure)
+        #expect(failure.steps.map(\.number) == Array(1...failure.steps.count))
+        #expect(failure.steps.contains { $0.entity == "A" && $0.checkpoints == ["read 0"] })
+        #expect(failure.steps.contains { $0.entity == "B" && $0.checkpoints == ["read 0"] })
+        #expect(failure.strategy == "exhaustive search")
+    }
+}
