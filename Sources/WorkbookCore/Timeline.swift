@@ -44,7 +44,7 @@ public struct Timeline: Sendable {
 
         var rows: [String: [String]] = [:]  // one display cell each; "" follows a wide character
         for lane in lanes { rows[lane] = Array(repeating: glyphs.idle, count: width) }
-        var labelsToPlace: [(lane: String, column: Int, text: String)] = []
+        var labelsToPlace: [(lane: String, column: Int, text: String, isSpan: Bool)] = []
         var openSpans: [String: [Int]] = [:]  // "lane|label" -> begin columns
 
         for event in events {
@@ -52,14 +52,14 @@ public struct Timeline: Sendable {
             switch event.kind {
             case .point:
                 rows[event.lane]![c] = glyphs.point
-                labelsToPlace.append((event.lane, c + 1, event.label))
+                labelsToPlace.append((event.lane, c + 1, event.label, false))
             case .begin:
                 openSpans["\(event.lane)|\(event.label)", default: []].append(c)
             case .end:
                 let key = "\(event.lane)|\(event.label)"
                 let start = openSpans[key]?.popLast() ?? c
                 fillBar(&rows[event.lane]!, from: start, to: c)
-                labelsToPlace.append((event.lane, start + 1, event.label))
+                labelsToPlace.append((event.lane, start + 1, event.label, true))
             }
         }
         for (key, starts) in openSpans {  // spans that never ended run to the right edge
@@ -67,10 +67,13 @@ public struct Timeline: Sendable {
             let label = String(key.split(separator: "|", maxSplits: 1)[1])
             for start in starts {
                 fillBar(&rows[lane]!, from: start, to: width - 1, closed: false)
-                labelsToPlace.append((lane, start + 1, label))
+                labelsToPlace.append((lane, start + 1, label, true))
             }
         }
-        for placement in labelsToPlace { place(placement.text, at: placement.column, in: &rows[placement.lane]!) }
+        // Span labels first: a bar says what is running; points fill the room that is left.
+        for placement in labelsToPlace.filter(\.isSpan) + labelsToPlace.filter({ !$0.isSpan }) {
+            place(placement.text, at: placement.column, in: &rows[placement.lane]!)
+        }
 
         var lines: [String] = []
         let startText = axis == .time ? "0" : axisLabel(first)

@@ -16,6 +16,7 @@ let checks: [String: @Sendable () -> CheckResult] = [
     "SafeCounter": { SafeCounterCheck.run { SafeCounter() } },
     "ReadersWriters": { ReadersWritersCheck.run { ReadersWriters(storage: $0) } },
     "FanOut": { FanOutCheck.run { FanOut() } },
+    "Transfers": { TransfersCheck.run { Transfers() } },
 ]
 
 var arguments = Array(CommandLine.arguments.dropFirst())

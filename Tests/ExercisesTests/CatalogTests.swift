@@ -27,7 +27,7 @@ struct CatalogTests {
             #expect(entry.hints.count >= 2, "\(entry.id) needs layered hints")
             #expect(entry.hints.allSatisfy { !$0.en.isEmpty && !$0.ja.isEmpty })
             // The shipped stub must be untouched for a fresh clone; skip once the learner has started.
-            if stub.contains("todo()") { #expect(stub.contains("// TODO:"), "\(entry.file) has no // TODO: marker") }
+            if stub.contains("todo(") { #expect(stub.contains("// TODO:"), "\(entry.file) has no // TODO: marker") }
             #expect(forbiddenSpellings(entry.forbids, in: solution).isEmpty, "\(entry.solutionFile) uses what it forbids")
         }
     }

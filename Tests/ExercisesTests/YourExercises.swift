@@ -14,3 +14,7 @@ import Testing
 @Suite(.serialized) struct FanOut {
     @Test("01-gcd/FanOut: your answer") func yourAnswer() { ExerciseRun.verdict("FanOut") }
 }
+
+@Suite(.serialized) struct Transfers {
+    @Test("03-threads/Transfers: your answer") func yourAnswer() { ExerciseRun.verdict("Transfers") }
+}
