@@ -15,6 +15,10 @@ import Testing
     @Test("01-gcd/FanOut: your answer") func yourAnswer() { ExerciseRun.verdict("FanOut") }
 }
 
+@Suite(.serialized) struct BoundedBuffer {
+    @Test("03-threads/BoundedBuffer: your answer") func yourAnswer() { ExerciseRun.verdict("BoundedBuffer") }
+}
+
 @Suite(.serialized) struct Transfers {
     @Test("03-threads/Transfers: your answer") func yourAnswer() { ExerciseRun.verdict("Transfers") }
 }
