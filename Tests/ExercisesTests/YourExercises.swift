@@ -15,6 +15,10 @@ import Testing
     @Test("01-gcd/FanOut: your answer") func yourAnswer() { ExerciseRun.verdict("FanOut") }
 }
 
+@Suite(.serialized) struct Worker {
+    @Test("03-threads/Worker: your answer") func yourAnswer() { ExerciseRun.verdict("Worker") }
+}
+
 @Suite(.serialized) struct BoundedBuffer {
     @Test("03-threads/BoundedBuffer: your answer") func yourAnswer() { ExerciseRun.verdict("BoundedBuffer") }
 }

@@ -21,3 +21,15 @@ struct BoundedBufferCheckRejects {
     @Test("a put that never waits, as not waiting when full")
     func putNeverWaits() { expect(BoundedBufferCheck.run { BoundedBufferVariant(capacity: $0, mistake: .putNeverWaits) }, toBreak: BoundedBufferCheck.putWaits) }
 }
+
+@Suite("WorkerCheck rejects")
+struct WorkerCheckRejects {
+    @Test("running jobs on the caller's thread, as not the worker's thread")
+    func runsOnCaller() { expect(WorkerCheck.run { WorkerVariant(.runsOnCaller) }, toBreak: WorkerCheck.inOrderOnOneThread) }
+
+    @Test("finished as soon as the queue empties, as finished before the work")
+    func finishedEarly() { expect(WorkerCheck.run { WorkerVariant(.finishedWhenQueueEmpties) }, toBreak: WorkerCheck.finishedAfterWork) }
+
+    @Test("cancel that keeps the queued jobs, as work after cancel")
+    func cancelKeepsQueue() { expect(WorkerCheck.run { WorkerVariant(.cancelKeepsQueue) }, toBreak: WorkerCheck.nothingStartsAfterCancel) }
+}
