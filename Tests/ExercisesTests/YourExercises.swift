@@ -15,6 +15,10 @@ import Testing
     @Test("01-gcd/FanOut: your answer") func yourAnswer() { ExerciseRun.verdict("FanOut") }
 }
 
+@Suite(.serialized) struct AsyncOperation {
+    @Test("02-operations/AsyncOperation: your answer") func yourAnswer() { ExerciseRun.verdict("AsyncOperation") }
+}
+
 @Suite(.serialized) struct Worker {
     @Test("03-threads/Worker: your answer") func yourAnswer() { ExerciseRun.verdict("Worker") }
 }

@@ -76,10 +76,8 @@ public enum ReadersWritersCheck {
         // A wrong answer's write enters while the reader is still inside. How long that takes
         // depends on how busy the machine is, so measure it: a block submitted to the global
         // pool after the write must have started, and then the write gets a little longer.
-        let sentinelRan = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async { sentinelRan.signal() }
         if !storage.waitForOverlap(seconds: 0) {
-            _ = sentinelRan.wait(timeout: .now() + 2)
+            waitForGlobalQueueRound()
             _ = storage.waitForOverlap(seconds: 0.05)
         }
         releaseReader.signal()

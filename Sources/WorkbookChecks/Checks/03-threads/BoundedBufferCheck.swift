@@ -59,14 +59,6 @@ public enum BoundedBufferCheck {
         return nil
     }
 
-    /// Waits until a block on the global queue has run, plus 20 ms: long enough for a call that
-    /// does not block to have returned, on a machine this busy.
-    static func observationWindow() {
-        let sentinel = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async { sentinel.signal() }
-        _ = sentinel.wait(timeout: .now() + 2)
-        Thread.sleep(forTimeInterval: 0.02)
-    }
 
     static func checkTakeWaits(_ buffer: any BoundedBufferProtocol, options: CheckOptions) -> CheckFailure? {
         let trace = Trace()

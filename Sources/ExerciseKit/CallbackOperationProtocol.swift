@@ -1,0 +1,8 @@
+import Foundation
+
+/// Exercise 02-operations/AsyncOperation: an `Operation` for callback-based work. It starts the
+/// work, and is finished — so its dependants may start — only when the work calls `done`.
+public protocol CallbackOperationProtocol: Operation {
+    /// `work` receives `done`; the operation finishes when `done` is called (once), on any thread.
+    init(work: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void)
+}
