@@ -25,18 +25,19 @@ func runOnThreads(_ threads: Int, deadlineSeconds: Double, _ body: @escaping @Se
     return finished.wait(timeout: .now() + deadlineSeconds) == .success
 }
 
-/// Returns once a block submitted to the global queue now has run: on a busy machine that takes
-/// longer, so a window measured this way grows with the load. Checks use it to give a wrong
-/// answer time to show itself (a call that should block returning, a write entering) without a
-/// fixed sleep that is too short under load or wasteful when idle.
-func waitForGlobalQueueRound(maxSeconds: Double = 2) {
-    let sentinel = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async { sentinel.signal() }
-    _ = sentinel.wait(timeout: .now() + maxSeconds)
+/// Returns once a thread started now has run: on a busy machine that takes longer, so a window
+/// measured this way grows with the load. Checks use it to give a wrong answer time to show
+/// itself (a call that should block returning, a write entering) without a fixed sleep that is
+/// too short under load or wasteful when idle. A new thread, not a block on a global queue:
+/// the check's own held work may occupy the dispatch pool.
+func waitForSchedulerRound(maxSeconds: Double = 2) {
+    let ran = DispatchSemaphore(value: 0)
+    Thread.detachNewThread { ran.signal() }
+    _ = ran.wait(timeout: .now() + maxSeconds)
 }
 
-/// A load-adaptive observation window: one global-queue round, then `margin` seconds.
+/// A load-adaptive observation window: one scheduler round, then `margin` seconds.
 func observationWindow(margin: Double = 0.02) {
-    waitForGlobalQueueRound()
+    waitForSchedulerRound()
     Thread.sleep(forTimeInterval: margin)
 }

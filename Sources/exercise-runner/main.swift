@@ -16,6 +16,7 @@ let checks: [String: @Sendable () -> CheckResult] = [
     "SafeCounter": { SafeCounterCheck.run { SafeCounter() } },
     "ReadersWriters": { ReadersWritersCheck.run { ReadersWriters(storage: $0) } },
     "FanOut": { FanOutCheck.run { FanOut() } },
+    "ImagePipeline": { ImagePipelineCheck.run { ImagePipeline() } },
     "AsyncOperation": { AsyncOperationCheck.run { CallbackOperation(work: $0) } },
     "Worker": { WorkerCheck.run { Worker() } },
     "BoundedBuffer": { BoundedBufferCheck.run { BoundedBuffer(capacity: $0) } },

@@ -15,6 +15,10 @@ import Testing
     @Test("01-gcd/FanOut: your answer") func yourAnswer() { ExerciseRun.verdict("FanOut") }
 }
 
+@Suite(.serialized) struct ImagePipeline {
+    @Test("02-operations/ImagePipeline: your answer") func yourAnswer() { ExerciseRun.verdict("ImagePipeline") }
+}
+
 @Suite(.serialized) struct AsyncOperation {
     @Test("02-operations/AsyncOperation: your answer") func yourAnswer() { ExerciseRun.verdict("AsyncOperation") }
 }

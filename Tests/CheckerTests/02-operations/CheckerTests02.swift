@@ -12,3 +12,18 @@ struct AsyncOperationCheckRejects {
     @Test("running the work although cancelled before start, as ran when cancelled")
     func ignoresCancel() { expect(AsyncOperationCheck.run { IgnoresCancelOperation(work: $0) }, toBreak: AsyncOperationCheck.cancelledSkipsWork) }
 }
+
+@Suite("ImagePipelineCheck rejects")
+struct ImagePipelineCheckRejects {
+    @Test("save waiting for thumbnail only, as a broken arrow")
+    func saveTooEarly() { expect(ImagePipelineCheck.run { ImagePipelineVariant(.saveWaitsForThumbnailOnly) }, toBreak: ImagePipelineCheck.edgesRespected) }
+
+    @Test("decode not waiting for download, as a broken arrow")
+    func decodeTooEarly() { expect(ImagePipelineCheck.run { ImagePipelineVariant(.noDecodeDependency) }, toBreak: ImagePipelineCheck.edgesRespected) }
+
+    @Test("metadata chained after thumbnail, as serialized siblings")
+    func siblingsChained() { expect(ImagePipelineCheck.run { ImagePipelineVariant(.siblingsChained) }, toBreak: ImagePipelineCheck.siblingsOverlap) }
+
+    @Test("stages on a queue of its own, as not on the given queue")
+    func ownQueue() { expect(ImagePipelineCheck.run { ImagePipelineVariant(.ownUnlimitedQueue) }, toBreak: ImagePipelineCheck.everyStageOnce) }
+}

@@ -6,9 +6,9 @@ import WorkbookCore
 ///
 /// 1. A write runs alone. First a probe: a reader is held inside `storage.read`, then another
 ///    thread writes; a write that enters while the reader is inside is an overlap. The reader
-///    is held until a block submitted to the global pool after the write has run (so a loaded
-///    machine gets a longer window) plus 50 ms. Then a stress run of readers and writers with busy work inside every
-///    access; the storage records any access that began while a write was running.
+///    is held until a thread started after the write has run (so a loaded machine gets a
+///    longer window) plus 50 ms. Then a stress run of readers and writers with busy work inside
+///    every access; the storage records any access that began while a write was running.
 /// 2. A read after a write returns it: one thread writes a value and reads it back, 300 times.
 /// 3. Reads run side by side: two readers are started; the first waits inside the storage for
 ///    the second. If the second cannot get in, reads are serialized.
@@ -77,7 +77,7 @@ public enum ReadersWritersCheck {
         // depends on how busy the machine is, so measure it: a block submitted to the global
         // pool after the write must have started, and then the write gets a little longer.
         if !storage.waitForOverlap(seconds: 0) {
-            waitForGlobalQueueRound()
+            waitForSchedulerRound()
             _ = storage.waitForOverlap(seconds: 0.05)
         }
         releaseReader.signal()

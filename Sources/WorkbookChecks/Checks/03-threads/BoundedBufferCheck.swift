@@ -7,7 +7,7 @@ import WorkbookCore
 /// 1. First in, first out, on one thread.
 /// 2. `take` waits on an empty buffer, and `put` waits on a full one: a thread is started on
 ///    the blocking call and must still be inside it after a window that grows with the machine's
-///    load (a block on the global queue must have run, plus 20 ms); the matching `put`/`take`
+///    load (a thread started after the call must have run, plus 20 ms); the matching `put`/`take`
 ///    then releases it.
 /// 3. Under load: three producers and two consumers move 900 items through a buffer of two; no
 ///    item is lost, duplicated or invented, and each producer's items keep their order.
