@@ -4,11 +4,11 @@ import WorkbookCore
 
 /// Checks exercise 02-operations/ImagePipeline on a queue that allows two operations at a time.
 ///
-/// Each stage is held while it runs, so a stage that is wrongly ready gets its chance to start
-/// too early: download, decode and save hold for a load-adaptive window; thumbnail and metadata
-/// wait for each other (up to 1.5 s — on a serialized pipeline the other never comes), and the
-/// second of them to finish holds a window after the first, so a save that waits for only one
-/// of them starts while the other still runs. The trace then shows every violation.
+/// First the graph itself, which needs no timing: after `schedule` returns, every stage must
+/// depend (directly or through others) on the stages it needs, and thumbnail and metadata must
+/// not depend on each other. Then the run: thumbnail and metadata wait for each other inside
+/// (up to 1.5 s — if the other never comes they were serialized), and the trace must show every
+/// arrow respected, every stage once on the given queue, and never more than two in flight.
 public enum ImagePipelineCheck {
     public static let everyStageOnce = Property(
         id: "stage-count",
@@ -35,44 +35,42 @@ public enum ImagePipelineCheck {
     static let limit = 2
 
     public static func run(_ make: @escaping @Sendable () -> any ImagePipelineProtocol, options: CheckOptions = .init()) -> CheckResult {
-        // Twice: once with metadata finishing last, once with thumbnail, so a save that waits for
-        // only one of them always has a window to start too early.
-        let failure = check(make(), lastSibling: .metadata, options: options)
-            ?? check(make(), lastSibling: .thumbnail, options: options)
-        return failure.map(CheckResult.failed) ?? .passed(properties)
+        check(make(), options: options).map(CheckResult.failed) ?? .passed(properties)
     }
 
-    static func check(_ pipeline: any ImagePipelineProtocol, lastSibling: PipelineStage, options: CheckOptions) -> CheckFailure? {
+    static func check(_ pipeline: any ImagePipelineProtocol, options: CheckOptions) -> CheckFailure? {
         let trace = Trace()
         let inside = Locked(0)
-        let partnerArrived = DispatchSemaphore(value: 0), firstSiblingEnded = DispatchSemaphore(value: 0)
+        let partnerArrived = DispatchSemaphore(value: 0)
         let overlapped = Locked(false)
+        let scheduled = DispatchSemaphore(value: 0)
         let stages = PipelineStages(trace: trace) { stage in
-            switch stage {
-            case .thumbnail, .metadata:
-                // Wait (up to 1.5 s) until the other sibling is inside too.
-                if inside.withLock({ $0 += 1; return $0 }) == 2 {
-                    overlapped.withLock { $0 = true }
-                    partnerArrived.signal()
-                } else {
-                    _ = partnerArrived.wait(timeout: .now() + 1.5)
-                }
-                observationWindow(margin: 0.01)
-                if stage == lastSibling {
-                    _ = firstSiblingEnded.wait(timeout: .now() + 2)
-                    observationWindow(margin: 0.01)
-                } else {
-                    firstSiblingEnded.signal()
-                }
-                inside.withLock { $0 -= 1 }
-            default:
-                observationWindow(margin: 0.01)
+            // Nothing runs its work until the graph has been read.
+            _ = scheduled.wait(timeout: .now() + 2)
+            scheduled.signal()
+            guard stage == .thumbnail || stage == .metadata else { return }
+            // Wait (up to 1.5 s) until the other sibling is inside too.
+            if inside.withLock({ $0 += 1; return $0 }) == 2 {
+                overlapped.withLock { $0 = true }
+                partnerArrived.signal()
+            } else {
+                _ = partnerArrived.wait(timeout: .now() + 1.5)
             }
+            inside.withLock { $0 -= 1 }
         }
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = limit
-        let drained: Bool? = withDeadline(seconds: options.deadlockSeconds + 2) {
+        let graph: [PipelineStage: Set<PipelineStage>]? = withDeadline(seconds: options.deadlockSeconds) {
             pipeline.schedule(stages, on: queue)
+            return stages.transitiveNeeds()
+        }
+        scheduled.signal()
+        guard let graph else { return .deadlock(trace: trace, options: options, doing: "schedule(_:on:)") }
+        if let failure = checkGraph(graph, events: trace.events) {
+            _ = withDeadline(seconds: 2) { queue.cancelAllOperations(); queue.waitUntilAllOperationsAreFinished(); return true }
+            return failure
+        }
+        let drained: Bool? = withDeadline(seconds: options.deadlockSeconds + 2) {
             queue.waitUntilAllOperationsAreFinished()
             return true
         }
@@ -117,6 +115,27 @@ public enum ImagePipelineCheck {
             return CheckFailure(siblingsOverlap, observed: Localized(
                 "thumbnail waited 1.5 s for metadata to start alongside it (or the other way round), and it never did: they ran one after the other. They both need only decode — do not make one depend on the other.",
                 ja: "thumbnail は metadata が並んで始まるのを 1.5 秒待ちました（または逆）が、始まりませんでした。2 つは順番に実行されています。どちらも decode だけを必要とします。一方を他方に依存させないでください。"),
+                events: events)
+        }
+        return nil
+    }
+
+    /// The graph as made: every needed stage reachable, and the siblings independent.
+    static func checkGraph(_ graph: [PipelineStage: Set<PipelineStage>], events: [Trace.Event]) -> CheckFailure? {
+        for stage in PipelineStage.allCases {
+            guard let needs = graph[stage] else { continue }  // missing stages: reported after the run
+            for need in stage.needs where !needs.contains(need) {
+                return CheckFailure(edgesRespected, observed: Localized(
+                    "\(stage.rawValue) does not wait for \(need.rawValue): after schedule(_:on:) returned, \(stage.rawValue) had no dependency leading to \(need.rawValue) (it depends on \(needs.map(\.rawValue).sorted())). Add \(stage.rawValue).addDependency(\(need.rawValue)).",
+                    ja: "\(stage.rawValue) が \(need.rawValue) を待ちません。schedule(_:on:) が戻った時点で、\(stage.rawValue) から \(need.rawValue) へつながる依存関係がありませんでした（依存先: \(needs.map(\.rawValue).sorted())）。\(stage.rawValue).addDependency(\(need.rawValue)) を追加しましょう。"),
+                    events: events)
+            }
+        }
+        if graph[.thumbnail]?.contains(.metadata) == true || graph[.metadata]?.contains(.thumbnail) == true {
+            let (later, earlier) = graph[.thumbnail]?.contains(.metadata) == true ? ("thumbnail", "metadata") : ("metadata", "thumbnail")
+            return CheckFailure(siblingsOverlap, observed: Localized(
+                "\(later) depends on \(earlier), so they can never run at the same time. Both need only decode — remove the dependency between them.",
+                ja: "\(later) が \(earlier) に依存しているため、2 つは決して同時に実行されません。どちらも decode だけを必要とします。2 つの間の依存関係を削除しましょう。"),
                 events: events)
         }
         return nil
