@@ -17,6 +17,7 @@ let checks: [String: @Sendable () -> CheckResult] = [
     "ReadersWriters": { ReadersWritersCheck.run { ReadersWriters(storage: $0) } },
     "FanOut": { FanOutCheck.run { FanOut() } },
     "ImagePipeline": { ImagePipelineCheck.run { ImagePipeline() } },
+    "CooperativeCancellation": { CooperativeCancellationCheck.run { CooperativeCancellation() } },
     "AsyncOperation": { AsyncOperationCheck.run { CallbackOperation(work: $0) } },
     "Worker": { WorkerCheck.run { Worker() } },
     "BoundedBuffer": { BoundedBufferCheck.run { BoundedBuffer(capacity: $0) } },

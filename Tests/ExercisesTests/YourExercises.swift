@@ -19,6 +19,10 @@ import Testing
     @Test("02-operations/ImagePipeline: your answer") func yourAnswer() { ExerciseRun.verdict("ImagePipeline") }
 }
 
+@Suite(.serialized) struct CooperativeCancellation {
+    @Test("02-operations/CooperativeCancellation: your answer") func yourAnswer() { ExerciseRun.verdict("CooperativeCancellation") }
+}
+
 @Suite(.serialized) struct AsyncOperation {
     @Test("02-operations/AsyncOperation: your answer") func yourAnswer() { ExerciseRun.verdict("AsyncOperation") }
 }

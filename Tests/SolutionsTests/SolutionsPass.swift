@@ -16,6 +16,7 @@ struct ReferenceSolutionsPass {
     @Test("01-gcd ReadersWriters") func readersWriters() { expectPasses(ReadersWritersCheck.run { ReadersWriters(storage: $0) }) }
     @Test("01-gcd FanOut") func fanOut() { expectPasses(FanOutCheck.run { FanOut() }) }
     @Test("02-operations ImagePipeline") func imagePipeline() { expectPasses(ImagePipelineCheck.run { ImagePipeline() }) }
+    @Test("02-operations CooperativeCancellation") func cooperativeCancellation() { expectPasses(CooperativeCancellationCheck.run { CooperativeCancellation() }) }
     @Test("02-operations AsyncOperation") func asyncOperation() { expectPasses(AsyncOperationCheck.run { CallbackOperation(work: $0) }) }
     @Test("03-threads Worker") func worker() { expectPasses(WorkerCheck.run { Worker() }) }
     @Test("03-threads BoundedBuffer") func boundedBuffer() { expectPasses(BoundedBufferCheck.run { BoundedBuffer(capacity: $0) }) }

@@ -27,3 +27,15 @@ struct ImagePipelineCheckRejects {
     @Test("stages on a queue of its own, as not on the given queue")
     func ownQueue() { expect(ImagePipelineCheck.run { ImagePipelineVariant(.ownUnlimitedQueue) }, toBreak: ImagePipelineCheck.everyStageOnce) }
 }
+
+@Suite("CooperativeCancellationCheck rejects")
+struct CooperativeCancellationCheckRejects {
+    @Test("a worker that never checks isCancelled, as work after cancel")
+    func neverChecks() { expect(CooperativeCancellationCheck.run { CancellationVariant(.neverChecks) }, toBreak: CooperativeCancellationCheck.stopsWhenCancelled) }
+
+    @Test("a worker that checks only before it starts, as work after cancel")
+    func checksOnce() { expect(CooperativeCancellationCheck.run { CancellationVariant(.checksOnceAtStart) }, toBreak: CooperativeCancellationCheck.stopsWhenCancelled) }
+
+    @Test("a publisher that ignores a cancelled dependency, as a dependant that ran")
+    func publisherIgnores() { expect(CooperativeCancellationCheck.run { CancellationVariant(.publisherIgnoresDependencies) }, toBreak: CooperativeCancellationCheck.dependantsSkip) }
+}

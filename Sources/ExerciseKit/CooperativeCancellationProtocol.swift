@@ -1,0 +1,58 @@
+import Foundation
+import WorkbookCore
+
+/// Where the CooperativeCancellation exercise's operations do their side effects. The check
+/// supplies it: it records every call, and can hold `process` on one item while it cancels.
+public final class WorkSink: Sendable {
+    public let trace: Trace
+    private let processed = Locked<[Int]>([])
+    private let published = Locked(0)
+    private let holdItem: Int?
+    private let reached = DispatchSemaphore(value: 0)
+    private let release = DispatchSemaphore(value: 0)
+
+    /// - Parameter holdItem: `process(holdItem)` waits inside until the check releases it.
+    public init(trace: Trace = Trace(), holdItem: Int? = nil) {
+        self.trace = trace
+        self.holdItem = holdItem
+    }
+
+    /// The side effect of working on one item.
+    public func process(_ item: Int) {
+        trace.begin("process(\(item))", lane: "worker")
+        processed.withLock { $0.append(item) }
+        if item == holdItem {
+            reached.signal()
+            _ = release.wait(timeout: .now() + 5)
+        }
+        trace.end("process(\(item))", lane: "worker")
+    }
+
+    /// The side effect of publishing the results.
+    public func publish() {
+        trace.record("publish()", lane: "publisher")
+        published.withLock { $0 += 1 }
+    }
+
+    // MARK: For the check
+
+    public var processedItems: [Int] { processed.current }
+    public var publishCount: Int { published.current }
+
+    /// Waits until `process(holdItem)` is running; false after `seconds`.
+    public func waitUntilHeld(seconds: Double) -> Bool { reached.wait(timeout: .now() + seconds) == .success }
+
+    /// Lets `process(holdItem)` return.
+    public func releaseHeldItem() { release.signal() }
+}
+
+/// Exercise 02-operations/CooperativeCancellation: long operations that stop when cancelled.
+public protocol CooperativeCancellationProtocol: Sendable {
+    init()
+    /// An operation that calls `sink.process(item)` for each item, in order, and stops as soon
+    /// as it is cancelled: no `process` call starts after `cancel()` has returned.
+    func makeWorker(items: [Int], sink: WorkSink) -> Operation
+    /// An operation that calls `sink.publish()` once — unless it, or any operation it depends
+    /// on, was cancelled.
+    func makePublisher(sink: WorkSink) -> Operation
+}

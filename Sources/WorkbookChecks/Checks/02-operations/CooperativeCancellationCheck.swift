@@ -1,0 +1,133 @@
+import Foundation
+import ExerciseKit
+import WorkbookCore
+
+/// Checks exercise 02-operations/CooperativeCancellation. The sink holds the worker inside
+/// `process(10)` while the check cancels, so "cancelled in the middle of the work" is a fact.
+///
+/// 1. Not cancelled: every item is processed in order, then the publisher publishes once.
+/// 2. `cancelAllOperations()` while item 10 is processed: no later item starts; nothing is
+///    published.
+/// 3. Only the worker cancelled, while item 10 is processed: the publisher, which depends on
+///    it, does not publish.
+/// 4. Cancelled before it starts: no item is processed.
+public enum CooperativeCancellationCheck {
+    public static let completesWhenNotCancelled = Property(
+        id: "incomplete",
+        name: Localized("without cancel, all the work and one publish", ja: "キャンセルなしなら全部の仕事と 1 回の publish"),
+        rule: Localized("Not cancelled, the worker processes every item in order and the publisher publishes once.",
+                        ja: "キャンセルされなければ、ワーカーはすべての要素を順に処理し、パブリッシャーは 1 回 publish する。"))
+    public static let stopsWhenCancelled = Property(
+        id: "work-after-cancel",
+        name: Localized("no side effect after cancel", ja: "キャンセル後に副作用がない"),
+        rule: Localized("After cancel returns, no further item is processed and nothing is published.",
+                        ja: "cancel が戻った後、それ以上の要素は処理されず、何も publish されない。"))
+    public static let dependantsSkip = Property(
+        id: "dependant-ran",
+        name: Localized("dependants of cancelled work skip their work", ja: "キャンセルされた仕事に依存するものは仕事をしない"),
+        rule: Localized("An operation whose dependency was cancelled does not do its work.",
+                        ja: "依存先がキャンセルされた操作は、自分の仕事をしない。"))
+    public static let properties = [completesWhenNotCancelled, stopsWhenCancelled, dependantsSkip, Property.finishes]
+
+    static let items = Array(0..<100)
+
+    public static func run(_ make: @escaping @Sendable () -> any CooperativeCancellationProtocol, options: CheckOptions = .init()) -> CheckResult {
+        let failure = checkUncancelled(make(), options: options)
+            ?? checkCancelAll(make(), options: options)
+            ?? checkWorkerCancelled(make(), options: options)
+            ?? checkCancelledBeforeStart(make(), options: options)
+        return failure.map(CheckResult.failed) ?? .passed(properties)
+    }
+
+    /// A worker and a publisher that depends on it, on a fresh queue.
+    static func start(_ subject: any CooperativeCancellationProtocol, sink: WorkSink, cancelWorkerFirst: Bool = false) -> (OperationQueue, Operation, Operation) {
+        let worker = subject.makeWorker(items: items, sink: sink)
+        let publisher = subject.makePublisher(sink: sink)
+        publisher.addDependency(worker)
+        if cancelWorkerFirst { worker.cancel() }
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 2
+        queue.addOperations([worker, publisher], waitUntilFinished: false)
+        return (queue, worker, publisher)
+    }
+
+    static func drain(_ queue: OperationQueue, _ sink: WorkSink, options: CheckOptions, doing: String) -> CheckFailure? {
+        let drained: Bool? = withDeadline(seconds: options.deadlockSeconds) {
+            queue.waitUntilAllOperationsAreFinished()
+            return true
+        }
+        return drained == nil ? .deadlock(trace: sink.trace, options: options, doing: doing) : nil
+    }
+
+    static func checkUncancelled(_ subject: any CooperativeCancellationProtocol, options: CheckOptions) -> CheckFailure? {
+        let sink = WorkSink()
+        let (queue, _, _) = start(subject, sink: sink)
+        if let failure = drain(queue, sink, options: options, doing: "the worker and the publisher, not cancelled") { return failure }
+        guard sink.processedItems == items, sink.publishCount == 1 else {
+            return CheckFailure(completesWhenNotCancelled, observed: Localized(
+                "Not cancelled, the worker processed \(sink.processedItems.count) of \(items.count) items\(sink.processedItems == items.prefix(sink.processedItems.count).map { $0 } ? "" : " (out of order)") and the publisher published \(sink.publishCount) time(s); expected all \(items.count), in order, and 1.",
+                ja: "キャンセルされていないのに、ワーカーは \(items.count) 要素中 \(sink.processedItems.count) 要素を処理し\(sink.processedItems == items.prefix(sink.processedItems.count).map { $0 } ? "" : "（順序が崩れて）")、パブリッシャーは \(sink.publishCount) 回 publish しました。期待値は全 \(items.count) 要素を順に、そして 1 回です。"),
+                events: traceTail(sink.trace.events))
+        }
+        return nil
+    }
+
+    static func checkCancelAll(_ subject: any CooperativeCancellationProtocol, options: CheckOptions) -> CheckFailure? {
+        let sink = WorkSink(holdItem: 10)
+        let (queue, _, _) = start(subject, sink: sink)
+        guard sink.waitUntilHeld(seconds: options.deadlockSeconds) else {
+            return .deadlock(trace: sink.trace, options: options, doing: "the worker reaching item 10")
+        }
+        sink.trace.record("cancelAllOperations()", lane: "check")
+        queue.cancelAllOperations()
+        sink.releaseHeldItem()
+        if let failure = drain(queue, sink, options: options, doing: "the queue after cancelAllOperations()") { return failure }
+        let after = sink.processedItems.filter { $0 > 10 }
+        guard after.isEmpty, sink.publishCount == 0 else {
+            return CheckFailure(stopsWhenCancelled, observed: Localized(
+                "cancelAllOperations() was called while item 10 was processed; afterwards \(after.count) more item(s) were processed (\(after.prefix(5).map(String.init).joined(separator: ", "))\(after.count > 5 ? ", …" : "")) and publish() ran \(sink.publishCount) time(s). Check isCancelled before each item and return as soon as it is true.",
+                ja: "要素 10 の処理中に cancelAllOperations() を呼びました。その後さらに \(after.count) 要素が処理され（\(after.prefix(5).map(String.init).joined(separator: ", "))\(after.count > 5 ? ", …" : "")）、publish() が \(sink.publishCount) 回実行されました。各要素の前に isCancelled を確認し、true になったらすぐ戻りましょう。"),
+                events: traceWindow(sink.trace.events, around: sink.trace.events.firstIndex { $0.label == "cancelAllOperations()" } ?? 0, before: 6, after: 10))
+        }
+        return nil
+    }
+
+    static func checkWorkerCancelled(_ subject: any CooperativeCancellationProtocol, options: CheckOptions) -> CheckFailure? {
+        let sink = WorkSink(holdItem: 10)
+        let (queue, worker, _) = start(subject, sink: sink)
+        guard sink.waitUntilHeld(seconds: options.deadlockSeconds) else {
+            return .deadlock(trace: sink.trace, options: options, doing: "the worker reaching item 10")
+        }
+        sink.trace.record("worker.cancel()", lane: "check")
+        worker.cancel()
+        sink.releaseHeldItem()
+        if let failure = drain(queue, sink, options: options, doing: "the queue after worker.cancel()") { return failure }
+        let after = sink.processedItems.filter { $0 > 10 }
+        if !after.isEmpty {
+            return CheckFailure(stopsWhenCancelled, observed: Localized(
+                "worker.cancel() was called while item 10 was processed; afterwards \(after.count) more item(s) were processed. Check isCancelled before each item.",
+                ja: "要素 10 の処理中に worker.cancel() を呼びました。その後さらに \(after.count) 要素が処理されました。各要素の前に isCancelled を確認しましょう。"),
+                events: traceTail(sink.trace.events))
+        }
+        if sink.publishCount > 0 {
+            return CheckFailure(dependantsSkip, observed: Localized(
+                "Only the worker was cancelled; the publisher, which depends on it, still published. A cancelled operation counts as finished, so its dependants start anyway: check `dependencies.contains { $0.isCancelled }` before doing the work.",
+                ja: "キャンセルしたのはワーカーだけですが、それに依存するパブリッシャーが publish しました。キャンセルされた操作も終了扱いなので、依存する操作はそれでも始まります。仕事の前に `dependencies.contains { $0.isCancelled }` を確認しましょう。"),
+                events: traceTail(sink.trace.events, count: 12))
+        }
+        return nil
+    }
+
+    static func checkCancelledBeforeStart(_ subject: any CooperativeCancellationProtocol, options: CheckOptions) -> CheckFailure? {
+        let sink = WorkSink()
+        let (queue, _, _) = start(subject, sink: sink, cancelWorkerFirst: true)
+        if let failure = drain(queue, sink, options: options, doing: "a worker cancelled before it started") { return failure }
+        guard sink.processedItems.isEmpty, sink.publishCount == 0 else {
+            return CheckFailure(stopsWhenCancelled, observed: Localized(
+                "The worker was cancelled before it started, yet \(sink.processedItems.count) item(s) were processed and publish() ran \(sink.publishCount) time(s).",
+                ja: "ワーカーは開始前にキャンセルされたのに、\(sink.processedItems.count) 要素が処理され、publish() が \(sink.publishCount) 回実行されました。"),
+                events: traceTail(sink.trace.events))
+        }
+        return nil
+    }
+}
