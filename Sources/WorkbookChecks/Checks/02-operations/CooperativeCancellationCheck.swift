@@ -39,7 +39,10 @@ public enum CooperativeCancellationCheck {
         return failure.map(CheckResult.failed) ?? .passed(properties)
     }
 
-    /// A worker and a publisher that depends on it, on a fresh queue.
+    /// A worker and a publisher that depends on it, on a fresh queue. Callers keep the
+    /// operations alive until the queue has drained: on Linux, Foundation's OperationQueue
+    /// crashed ("Bad pointer dereference" in Operation.observeValue) when the queue held the
+    /// only references to operations that `cancelAllOperations()` had just cancelled.
     static func start(_ subject: any CooperativeCancellationProtocol, sink: WorkSink, cancelWorkerFirst: Bool = false) -> (OperationQueue, Operation, Operation) {
         let worker = subject.makeWorker(items: items, sink: sink)
         let publisher = subject.makePublisher(sink: sink)
@@ -61,7 +64,8 @@ public enum CooperativeCancellationCheck {
 
     static func checkUncancelled(_ subject: any CooperativeCancellationProtocol, options: CheckOptions) -> CheckFailure? {
         let sink = WorkSink()
-        let (queue, _, _) = start(subject, sink: sink)
+        let (queue, worker, publisher) = start(subject, sink: sink)
+        defer { withExtendedLifetime((worker, publisher)) {} }
         if let failure = drain(queue, sink, options: options, doing: "the worker and the publisher, not cancelled") { return failure }
         guard sink.processedItems == items, sink.publishCount == 1 else {
             return CheckFailure(completesWhenNotCancelled, observed: Localized(
@@ -74,7 +78,8 @@ public enum CooperativeCancellationCheck {
 
     static func checkCancelAll(_ subject: any CooperativeCancellationProtocol, options: CheckOptions) -> CheckFailure? {
         let sink = WorkSink(holdItem: 10)
-        let (queue, _, _) = start(subject, sink: sink)
+        let (queue, worker, publisher) = start(subject, sink: sink)
+        defer { withExtendedLifetime((worker, publisher)) {} }
         guard sink.waitUntilHeld(seconds: options.deadlockSeconds) else {
             return .deadlock(trace: sink.trace, options: options, doing: "the worker reaching item 10")
         }
@@ -94,7 +99,8 @@ public enum CooperativeCancellationCheck {
 
     static func checkWorkerCancelled(_ subject: any CooperativeCancellationProtocol, options: CheckOptions) -> CheckFailure? {
         let sink = WorkSink(holdItem: 10)
-        let (queue, worker, _) = start(subject, sink: sink)
+        let (queue, worker, publisher) = start(subject, sink: sink)
+        defer { withExtendedLifetime((worker, publisher)) {} }
         guard sink.waitUntilHeld(seconds: options.deadlockSeconds) else {
             return .deadlock(trace: sink.trace, options: options, doing: "the worker reaching item 10")
         }
@@ -120,7 +126,8 @@ public enum CooperativeCancellationCheck {
 
     static func checkCancelledBeforeStart(_ subject: any CooperativeCancellationProtocol, options: CheckOptions) -> CheckFailure? {
         let sink = WorkSink()
-        let (queue, _, _) = start(subject, sink: sink, cancelWorkerFirst: true)
+        let (queue, worker, publisher) = start(subject, sink: sink, cancelWorkerFirst: true)
+        defer { withExtendedLifetime((worker, publisher)) {} }
         if let failure = drain(queue, sink, options: options, doing: "a worker cancelled before it started") { return failure }
         guard sink.processedItems.isEmpty, sink.publishCount == 0 else {
             return CheckFailure(stopsWhenCancelled, observed: Localized(
