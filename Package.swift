@@ -21,7 +21,7 @@ let package = Package(
         // One generic check per exercise, plus stress tallies, deadlines and the verdict report.
         .target(name: "WorkbookChecks", dependencies: ["ExerciseKit", "WorkbookCore", "WorkbookExplorer"]),
         // Runs one learner check in its own process, so a crash or a deadlock cannot take down `swift test`.
-        .executableTarget(name: "exercise-runner", dependencies: ["Exercises", "WorkbookChecks"]),
+        .executableTarget(name: "exercise-runner", dependencies: ["Exercises", "Solutions", "WorkbookChecks"]),
 
         .executableTarget(name: "ch01-gcd", dependencies: ["WorkbookCore", "WorkbookExplorer"]),
         // `swift run -c release explorer-benchmark`: schedules per second.
@@ -30,7 +30,7 @@ let package = Package(
         .testTarget(name: "WorkbookCoreTests", dependencies: ["WorkbookCore"]),
         .testTarget(name: "WorkbookExplorerTests", dependencies: ["WorkbookExplorer"]),
         .testTarget(name: "ExercisesTests", dependencies: ["WorkbookChecks", "exercise-runner"]),
-        .testTarget(name: "SolutionsTests", dependencies: ["WorkbookChecks", "Solutions"]),
+        .testTarget(name: "SolutionsTests", dependencies: ["WorkbookChecks", "Solutions", "exercise-runner"]),
         .testTarget(name: "CheckerTests", dependencies: ["WorkbookChecks", "ExerciseKit", "WorkbookExplorer"]),
         .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "WorkbookExplorer", "ch01-gcd"]),
     ]

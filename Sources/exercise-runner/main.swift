@@ -1,6 +1,7 @@
 import Foundation
 import ExerciseKit
 import Exercises
+import Solutions
 import WorkbookChecks
 import WorkbookCore
 
@@ -9,31 +10,49 @@ import WorkbookCore
 //
 //   exercise-runner <Exercise> [--color] [--unicode] [--width N] [--lang en|ja]
 //   exercise-runner --list
+//   exercise-runner <Exercise> --reference    (the reference solution, for the workbook's own tests)
 //
 // Exit status: 0 done, 1 failing, 2 usage, 3 not started (the code reached `todo()`).
 
+/// The learner's code, by exercise.
 let checks: [String: @Sendable () -> CheckResult] = [
-    "SafeCounter": { SafeCounterCheck.run { SafeCounter() } },
-    "ReadersWriters": { ReadersWritersCheck.run { ReadersWriters(storage: $0) } },
-    "FanOut": { FanOutCheck.run { FanOut() } },
-    "ImagePipeline": { ImagePipelineCheck.run { ImagePipeline() } },
-    "CooperativeCancellation": { CooperativeCancellationCheck.run { CooperativeCancellation() } },
-    "AsyncOperation": { AsyncOperationCheck.run { CallbackOperation(work: $0) } },
-    "Worker": { WorkerCheck.run { Worker() } },
-    "BoundedBuffer": { BoundedBufferCheck.run { BoundedBuffer(capacity: $0) } },
-    "Transfers": { TransfersCheck.run { Transfers() } },
+    "SafeCounter": { SafeCounterCheck.run { Exercises.SafeCounter() } },
+    "ReadersWriters": { ReadersWritersCheck.run { Exercises.ReadersWriters(storage: $0) } },
+    "FanOut": { FanOutCheck.run { Exercises.FanOut() } },
+    "ImagePipeline": { ImagePipelineCheck.run { Exercises.ImagePipeline() } },
+    "CooperativeCancellation": { CooperativeCancellationCheck.run { Exercises.CooperativeCancellation() } },
+    "AsyncOperation": { AsyncOperationCheck.run { Exercises.CallbackOperation(work: $0) } },
+    "Worker": { WorkerCheck.run { Exercises.Worker() } },
+    "BoundedBuffer": { BoundedBufferCheck.run { Exercises.BoundedBuffer(capacity: $0) } },
+    "Transfers": { TransfersCheck.run { Exercises.Transfers() } },
+]
+
+/// The reference solutions, the same way: the workbook's tests run them through this runner
+/// too, so the learner's path is proven with a correct answer.
+let referenceChecks: [String: @Sendable () -> CheckResult] = [
+    "SafeCounter": { SafeCounterCheck.run { Solutions.SafeCounter() } },
+    "ReadersWriters": { ReadersWritersCheck.run { Solutions.ReadersWriters(storage: $0) } },
+    "FanOut": { FanOutCheck.run { Solutions.FanOut() } },
+    "ImagePipeline": { ImagePipelineCheck.run { Solutions.ImagePipeline() } },
+    "CooperativeCancellation": { CooperativeCancellationCheck.run { Solutions.CooperativeCancellation() } },
+    "AsyncOperation": { AsyncOperationCheck.run { Solutions.CallbackOperation(work: $0) } },
+    "Worker": { WorkerCheck.run { Solutions.Worker() } },
+    "BoundedBuffer": { BoundedBufferCheck.run { Solutions.BoundedBuffer(capacity: $0) } },
+    "Transfers": { TransfersCheck.run { Solutions.Transfers() } },
 ]
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 var terminal = Terminal.plain
 var language = Language.fromEnvironment()
 var exercise: String?
+var reference = false
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
     switch argument {
     case "--list":
         Console.line(checks.keys.sorted().joined(separator: "\n"))
         exit(0)
+    case "--reference": reference = true
     case "--color": terminal.usesColor = true
     case "--unicode": terminal.usesUnicode = true
     case "--width":
@@ -54,7 +73,7 @@ while !arguments.isEmpty {
         exercise = argument
     }
 }
-guard let exercise, let check = checks[exercise] else {
+guard let exercise, let check = (reference ? referenceChecks : checks)[exercise] else {
     Console.error("usage: exercise-runner <\(checks.keys.sorted().joined(separator: "|"))> [--color] [--unicode] [--width N] [--lang en|ja]")
     exit(RunnerProtocol.usageExitCode)
 }

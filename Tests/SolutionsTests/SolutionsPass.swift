@@ -1,3 +1,4 @@
+import Foundation
 import Solutions
 import Testing
 import WorkbookChecks
@@ -21,4 +22,19 @@ struct ReferenceSolutionsPass {
     @Test("03-threads Worker") func worker() { expectPasses(WorkerCheck.run { Worker() }) }
     @Test("03-threads BoundedBuffer") func boundedBuffer() { expectPasses(BoundedBufferCheck.run { BoundedBuffer(capacity: $0) }) }
     @Test("03-threads Transfers") func transfers() { expectPasses(TransfersCheck.run { Transfers() }) }
+}
+
+@Suite("Reference solutions pass through exercise-runner")
+struct ReferenceSolutionsThroughRunner {
+    static let exercises = ["SafeCounter", "ReadersWriters", "FanOut", "ImagePipeline", "CooperativeCancellation",
+                            "AsyncOperation", "Worker", "BoundedBuffer", "Transfers"]
+
+    /// The learner's path — a child process, its exit status and output — with a correct answer.
+    @Test("each reference is done in a child process", arguments: exercises)
+    func throughRunner(exercise: String) throws {
+        let runner = try #require(ChildProcess.sibling(named: RunnerProtocol.executableName))
+        let outcome = try ChildProcess(executable: runner, arguments: [exercise, "--reference"]).run(timeoutSeconds: RunnerProtocol.timeoutSeconds)
+        #expect(outcome.termination == .exited(RunnerProtocol.doneExitCode),
+                "\(exercise): \(outcome.termination)\n\(outcome.standardOutput)\n\(outcome.standardError.suffix(2_000))")
+    }
 }
