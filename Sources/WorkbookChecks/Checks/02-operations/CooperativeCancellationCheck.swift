@@ -76,17 +76,29 @@ public enum CooperativeCancellationCheck {
         return nil
     }
 
-    static func checkCancelAll(_ subject: any CooperativeCancellationProtocol, options: CheckOptions) -> CheckFailure? {
+    /// Runs a worker and its publisher, cancels with `cancel` while item 10 is being processed,
+    /// and returns the sink once the queue has drained (or the failure if it did not).
+    static func cancelWhileHeld(_ subject: any CooperativeCancellationProtocol, as label: String, options: CheckOptions,
+                                _ cancel: (OperationQueue, Operation) -> Void) -> Result<WorkSink, CheckFailure> {
         let sink = WorkSink(holdItem: 10)
         let (queue, worker, publisher) = start(subject, sink: sink)
         defer { withExtendedLifetime((worker, publisher)) {} }
         guard sink.waitUntilHeld(seconds: options.deadlockSeconds) else {
-            return .deadlock(trace: sink.trace, options: options, doing: "the worker reaching item 10")
+            return .failure(.deadlock(trace: sink.trace, options: options, doing: "the worker reaching item 10"))
         }
-        sink.trace.record("cancelAllOperations()", lane: "check")
-        queue.cancelAllOperations()
+        sink.trace.record(label, lane: "check")
+        cancel(queue, worker)
         sink.releaseHeldItem()
-        if let failure = drain(queue, sink, options: options, doing: "the queue after cancelAllOperations()") { return failure }
+        if let failure = drain(queue, sink, options: options, doing: "the queue after \(label)") { return .failure(failure) }
+        return .success(sink)
+    }
+
+    static func checkCancelAll(_ subject: any CooperativeCancellationProtocol, options: CheckOptions) -> CheckFailure? {
+        let sink: WorkSink
+        switch cancelWhileHeld(subject, as: "cancelAllOperations()", options: options, { queue, _ in queue.cancelAllOperations() }) {
+        case let .failure(failure): return failure
+        case let .success(drained): sink = drained
+        }
         let after = sink.processedItems.filter { $0 > 10 }
         guard after.isEmpty, sink.publishCount == 0 else {
             return CheckFailure(stopsWhenCancelled, observed: Localized(
@@ -98,16 +110,11 @@ public enum CooperativeCancellationCheck {
     }
 
     static func checkWorkerCancelled(_ subject: any CooperativeCancellationProtocol, options: CheckOptions) -> CheckFailure? {
-        let sink = WorkSink(holdItem: 10)
-        let (queue, worker, publisher) = start(subject, sink: sink)
-        defer { withExtendedLifetime((worker, publisher)) {} }
-        guard sink.waitUntilHeld(seconds: options.deadlockSeconds) else {
-            return .deadlock(trace: sink.trace, options: options, doing: "the worker reaching item 10")
+        let sink: WorkSink
+        switch cancelWhileHeld(subject, as: "worker.cancel()", options: options, { _, worker in worker.cancel() }) {
+        case let .failure(failure): return failure
+        case let .success(drained): sink = drained
         }
-        sink.trace.record("worker.cancel()", lane: "check")
-        worker.cancel()
-        sink.releaseHeldItem()
-        if let failure = drain(queue, sink, options: options, doing: "the queue after worker.cancel()") { return failure }
         let after = sink.processedItems.filter { $0 > 10 }
         if !after.isEmpty {
             return CheckFailure(stopsWhenCancelled, observed: Localized(
