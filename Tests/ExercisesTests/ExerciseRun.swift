@@ -35,7 +35,7 @@ enum ExerciseRun {
             let found = forbiddenSpellings(entry.forbids, in: source)
             if !found.isEmpty {
                 let list = found.map { "\(entry.file):\($0.line): \($0.spelling)" }.joined(separator: "\n  ")
-                Console.line(terminal.paint(t(Localized(
+                Console.error(terminal.paint(t(Localized(
                     "✗ \(exercise) — failing: uses what this exercise forbids\n  \(list)\n  These silence the compiler's data-race checks; the exercise asks you to make the code safe instead.",
                     ja: "✗ \(exercise) — 失敗: この演習で禁止されている書き方を使っています\n  \(list)\n  これらはコンパイラのデータ競合チェックを黙らせます。この演習ではコードを安全にすることが求められています。")), .red))
                 Summary.record(.failing, exercise)
@@ -64,15 +64,15 @@ enum ExerciseRun {
         let hint = entry.hints.first?.localized
         switch outcome.termination {
         case .exited(RunnerProtocol.doneExitCode):
-            Console.line(report)
+            Console.error(report)
             Summary.record(.done, exercise)
         case .exited(NotStartedMarker.exitCode):
             let location = outcome.standardOutput.split(separator: "\n").first { $0.hasPrefix(NotStartedMarker.text) }
                 .map { String($0.dropFirst(NotStartedMarker.text.count + 1)) } ?? entry.file
-            Console.line(terminal.paint(t(Localized("◻ \(exercise) — not started (todo() at \(location))", ja: "◻ \(exercise) — 未着手（todo() が \(location) に残っています）")), .dim))
+            Console.error(terminal.paint(t(Localized("◻ \(exercise) — not started (todo() at \(location))", ja: "◻ \(exercise) — 未着手（todo() が \(location) に残っています）")), .dim))
             Summary.record(.notStarted, exercise)
         case .exited(RunnerProtocol.failingExitCode):
-            Console.line(report + "\n" + hintLine(hint, terminal: terminal, language: language))
+            Console.error(report + "\n" + hintLine(hint, terminal: terminal, language: language))
             Summary.record(.failing, exercise)
             Issue.record(Comment(rawValue: "\(exercise) is failing — the report is printed above"), sourceLocation: sourceLocation)
         case .exited where outcome.standardError.contains("WARNING: ThreadSanitizer"):
@@ -101,7 +101,7 @@ enum ExerciseRun {
         let output = outcome.standardOutput.split(separator: "\n").filter { !$0.hasPrefix(RunnerProtocol.verdictMarker) }
         if showOutput && !output.isEmpty { lines += output.suffix(20).map { "  " + $0 } }
         lines.append(hintLine(hint, terminal: terminal, language: language))
-        Console.line(lines.joined(separator: "\n"))
+        Console.error(lines.joined(separator: "\n"))
         Summary.record(.failing, exercise)
         Issue.record(Comment(rawValue: "\(exercise) is failing — \(reason.en)"), sourceLocation: sourceLocation)
     }

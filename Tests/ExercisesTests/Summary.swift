@@ -30,6 +30,6 @@ enum Summary {
     }
 
     private static func printLine() {
-        Console.line(line(language: Language.fromEnvironment()))
+        Console.error(line(language: Language.fromEnvironment()))
     }
 }
