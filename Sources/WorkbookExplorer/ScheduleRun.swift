@@ -1,7 +1,28 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-@_silgen_name("swift_task_getJobTaskId")
-private func taskID(of job: UnownedJob) -> UInt64
+/// The id of the task a job belongs to, 0 for other jobs (an actor draining its queue).
+///
+/// Uses the runtime's `swift_task_getJobTaskId` when this runtime has it (looked up at run time,
+/// so an older OS runtime cannot stop the program from loading), else the job's description,
+/// `UnownedJob(id: 12)`.
+private func taskID(of job: UnownedJob) -> UInt64 {
+    if let getJobTaskID = JobTaskID.function {
+        return getJobTaskID(unsafeBitCast(job, to: UnsafeRawPointer.self))
+    }
+    let text = job.description
+    guard let open = text.range(of: "id: "), let close = text[open.upperBound...].firstIndex(of: ")") else { return 0 }
+    return UInt64(text[open.upperBound..<close]) ?? 0
+}
+
+private enum JobTaskID {
+    typealias Function = @convention(c) (UnsafeRawPointer) -> UInt64
+    static let function: Function? = dlsym(dlopen(nil, RTLD_NOW), "swift_task_getJobTaskId").map { unsafeBitCast($0, to: Function.self) }
+}
 
 /// Decides which ready job runs at each step.
 protocol Chooser {
