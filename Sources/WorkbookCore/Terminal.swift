@@ -23,8 +23,9 @@ public struct Terminal: Sendable {
     /// Detects standard output: colour only on a TTY without `NO_COLOR` and with a `TERM` other
     /// than `dumb`; Unicode unless the locale says otherwise; width from the TTY, else `COLUMNS`,
     /// else 80.
-    public static func detect(environment: [String: String] = ProcessInfo.processInfo.environment) -> Terminal {
-        let isTTY = isatty(STDOUT_FILENO) == 1
+    public static func detect(environment: [String: String] = ProcessInfo.processInfo.environment,
+                              fileDescriptor: Int32 = STDOUT_FILENO) -> Terminal {
+        let isTTY = isatty(fileDescriptor) == 1
         let term = environment["TERM"] ?? ""
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         let locale = environment["LC_ALL"] ?? environment["LC_CTYPE"] ?? environment["LANG"] ?? ""
@@ -32,14 +33,14 @@ public struct Terminal: Sendable {
         return Terminal(
             usesColor: isTTY && !noColor && term != "dumb",
             usesUnicode: !asciiLocale && term != "dumb",
-            width: max(40, min(terminalColumns(isTTY: isTTY, environment: environment), 200))
+            width: max(40, min(terminalColumns(isTTY: isTTY, fileDescriptor: fileDescriptor, environment: environment), 200))
         )
     }
 
-    private static func terminalColumns(isTTY: Bool, environment: [String: String]) -> Int {
+    private static func terminalColumns(isTTY: Bool, fileDescriptor: Int32, environment: [String: String]) -> Int {
         if isTTY {
             var size = winsize()
-            if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+            if ioctl(fileDescriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
         }
         if let columns = environment["COLUMNS"].flatMap(Int.init), columns > 0 { return columns }
         return 80

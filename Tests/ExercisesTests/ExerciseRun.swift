@@ -17,7 +17,7 @@ enum ExerciseRun {
     static func verdict(_ exercise: String, sourceLocation: SourceLocation = #_sourceLocation) {
         Summary.registerOnce()
         let language = Language.fromEnvironment()
-        let terminal = Terminal.detect()
+        let terminal = Terminal.detect(fileDescriptor: STDERR_FILENO)  // verdicts go to standard error
         func t(_ text: Localized) -> String { text.text(language) }
         let catalog: ExerciseCatalog
         do {
