@@ -49,6 +49,7 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
     private let lock = NSCondition()
     private var ready: [(job: UnownedJob, key: EntityKey)] = []
     private var foreignArrivals: [String] = []
+    private var awaitingForeignWork = false
     private var knownTasks: Set<UInt64> = []
     private var jobSerial = 0
 
@@ -84,6 +85,13 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
             lock.broadcast()
         }
         lock.unlock()
+    }
+
+    /// Whether the driver has nothing to run and is waiting for work from another thread.
+    var isAwaitingForeignWork: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return awaitingForeignWork
     }
 
     /// Whether `job` is one of this run's tasks.
@@ -135,7 +143,12 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
                 if rootResult != nil { break }
                 // Something outside may still resume a continuation; wait a moment for it.
                 lock.lock()
-                if ready.isEmpty && foreignWaitSeconds > 0 { _ = lock.wait(until: Date(timeIntervalSinceNow: foreignWaitSeconds)) }
+                if ready.isEmpty && foreignWaitSeconds > 0 {
+                    awaitingForeignWork = true
+                    let giveUp = Date(timeIntervalSinceNow: foreignWaitSeconds)
+                    while ready.isEmpty && lock.wait(until: giveUp) {}  // a wake-up without work waits on
+                    awaitingForeignWork = false
+                }
                 let stillEmpty = ready.isEmpty
                 lock.unlock()
                 if stillEmpty {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WorkbookExplorer
+@testable import WorkbookExplorer
 
 @Suite("The explorer finds")
 struct ExplorerFinds {
@@ -112,7 +112,14 @@ struct ExplorerReports {
     func uncontrolled() {
         let result = Explorer.explore(.exhaustive(maxPreemptions: 1), budget: .init(maxSchedules: 20, foreignWaitSeconds: 2)) {
             let value: Int = await withCheckedContinuation { continuation in
-                DispatchQueue.global().async { continuation.resume(returning: 7) }
+                DispatchQueue.global().async {
+                    // Resume only once the body has really suspended and the driver waits for
+                    // outside work; resuming earlier lets the body carry on in the same job,
+                    // and nothing uncontrolled happens at all.
+                    let giveUp = Date(timeIntervalSinceNow: 2)
+                    while DriverThread.activeRun?.isAwaitingForeignWork != true && Date() < giveUp { usleep(500) }
+                    continuation.resume(returning: 7)
+                }
             }
             return "\(value)"
         }
