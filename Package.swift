@@ -7,6 +7,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "ch01-gcd", targets: ["ch01-gcd"]),
+        .executable(name: "ch02-operations", targets: ["ch02-operations"]),
+        .executable(name: "ch03-threads", targets: ["ch03-threads"]),
     ],
     targets: [
         // Runs async code one job at a time on one thread and chooses the interleaving.
@@ -24,6 +26,8 @@ let package = Package(
         .executableTarget(name: "exercise-runner", dependencies: ["Exercises", "Solutions", "WorkbookChecks"]),
 
         .executableTarget(name: "ch01-gcd", dependencies: ["WorkbookCore", "WorkbookExplorer"]),
+        .executableTarget(name: "ch02-operations", dependencies: ["WorkbookCore"]),
+        .executableTarget(name: "ch03-threads", dependencies: ["WorkbookCore"]),
         // `swift run -c release explorer-benchmark`: schedules per second.
         .executableTarget(name: "explorer-benchmark", dependencies: ["WorkbookExplorer"]),
 
@@ -32,6 +36,6 @@ let package = Package(
         .testTarget(name: "ExercisesTests", dependencies: ["WorkbookChecks", "exercise-runner"]),
         .testTarget(name: "SolutionsTests", dependencies: ["WorkbookChecks", "Solutions", "exercise-runner"]),
         .testTarget(name: "CheckerTests", dependencies: ["WorkbookChecks", "ExerciseKit", "WorkbookExplorer"]),
-        .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "WorkbookExplorer", "ch01-gcd"]),
+        .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "WorkbookExplorer", "ch01-gcd", "ch02-operations", "ch03-threads"]),
     ]
 )

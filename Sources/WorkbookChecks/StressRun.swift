@@ -36,6 +36,14 @@ func waitForSchedulerRound(maxSeconds: Double = 2) {
     _ = ran.wait(timeout: .now() + maxSeconds)
 }
 
+/// Waits (at most `maxSeconds`) until a block submitted now to the default global queue has
+/// started: by then GCD has handed out every block submitted to that pool before it.
+func waitForPoolRound(maxSeconds: Double = 2) {
+    let ran = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async { ran.signal() }
+    _ = ran.wait(timeout: .now() + maxSeconds)
+}
+
 /// A load-adaptive observation window: one scheduler round, then `margin` seconds.
 func observationWindow(margin: Double = 0.02) {
     waitForSchedulerRound()

@@ -92,13 +92,27 @@ public final class Trace: Sendable {
     }
 }
 
-/// Identifies the calling OS thread while it lives.
+/// Identifies the calling OS thread: a number no other thread of this process gets, even after
+/// the thread has ended.
+///
+/// `pthread_self()` would not do: the C library hands an ended thread's id to the next new
+/// thread, so two threads of a scenario could share a lane. The number is kept in thread-specific
+/// storage, given out on first use.
 public enum ThreadIdentity {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed")
+        return key
+    }()
+    private static let lastIssued = Locked<UInt>(0)
+
     public static var current: UInt {
-        #if canImport(Darwin)
-        UInt(bitPattern: pthread_self())
-        #else
-        UInt(pthread_self())
-        #endif
+        if let stored = pthread_getspecific(key) { return UInt(bitPattern: stored) }
+        let issued = lastIssued.withLock { last -> UInt in
+            last += 1
+            return last
+        }
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: issued))
+        return issued
     }
 }

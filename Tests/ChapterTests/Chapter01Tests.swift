@@ -3,19 +3,7 @@ import WorkbookExplorer
 import WorkbookCore
 @testable import ch01_gcd
 
-/// Runs a scenario as the REPL would, quietly, with default knobs unless overridden.
-private func run(_ scenario: Scenario, knobs: [String: Int] = [:]) async throws -> ScenarioContext {
-    let context = ScenarioContext(language: .en, seed: 1, knobs: try scenario.knobValues(knobs), output: { _ in })
-    try await scenario.run(context)
-    return context
-}
-
-private func scenario(_ slug: String) -> Scenario {
-    guard let scenario = Chapter01.chapter.scenarios.first(where: { $0.slug == slug }) else {
-        preconditionFailure("no scenario \(slug)")
-    }
-    return scenario
-}
+private func scenario(_ slug: String) -> Scenario { Chapter01.chapter.scenario(slug) }
 
 @Suite("Chapter 1: GCD & QoS")
 struct Chapter01Tests {
@@ -36,21 +24,6 @@ struct Chapter01Tests {
             return outcome
         }
         #expect(lost.failure != nil)
-    }
-
-    @Test("every scenario runs with default knobs and records at least one event",
-          arguments: Chapter01.chapter.scenarios.map(\.slug))
-    func runsWithDefaults(slug: String) async throws {
-        let context = try await run(scenario(slug))
-        #expect(!context.trace.events.isEmpty)
-    }
-
-    @Test("every scenario speaks English and Japanese", arguments: Chapter01.chapter.scenarios.map(\.slug))
-    func bilingual(slug: String) {
-        let scenario = scenario(slug)
-        for text in [scenario.title, scenario.narration] + scenario.knobs.map(\.help) + [scenario.prediction?.question, scenario.prediction?.explanation].compactMap({ $0 }) {
-            #expect(!text.en.isEmpty && !text.ja.isEmpty && text.en != text.ja)
-        }
     }
 
     @Test("the serial queue always prints ABC", arguments: 1...5)
@@ -106,19 +79,5 @@ struct Chapter01Tests {
         if ChildProcess.sibling(named: "ch01-gcd") != nil {
             #expect(context.noted("child signal") != nil)
         }
-    }
-
-    @Test("knobs outside their range are rejected", arguments: Chapter01.chapter.scenarios.map(\.slug))
-    func knobsAreValidated(slug: String) {
-        let scenario = scenario(slug)
-        for knob in scenario.knobs {
-            for value in [knob.range.lowerBound - 1, knob.range.upperBound + 1] {
-                #expect(throws: KnobError.outOfRange(knob: knob.name, value: value, range: knob.range)) {
-                    try scenario.knobValues([knob.name: value])
-                }
-            }
-            #expect(throws: Never.self) { try scenario.knobValues([knob.name: knob.range.upperBound]) }
-        }
-        #expect(throws: KnobError.self) { try scenario.knobValues(["no-such-knob": 1]) }
     }
 }

@@ -25,7 +25,7 @@ enum ChapterTexts {
         let lines = ((try? String(contentsOf: url, encoding: .utf8)) ?? "").components(separatedBy: "\n")
         var blocks: [Block] = [], current: [String]?, start = 0
         for (index, line) in lines.enumerated() {
-            if current == nil, line.trimmingCharacters(in: .whitespaces) == "```swift" {
+            if current == nil, opensCheckedBlock(line.trimmingCharacters(in: .whitespaces)) {
                 current = []
                 start = index + 2
             } else if current != nil, line.trimmingCharacters(in: .whitespaces) == "```" {
@@ -36,6 +36,17 @@ enum ChapterTexts {
             }
         }
         return blocks
+    }
+
+    /// Whether a fence line opens a block to type-check: every ```swift block, and on Apple
+    /// platforms also ```swift apple-only (code the Linux toolchain rejects, such as a `Thread`
+    /// subclass; the text says so beside it).
+    static func opensCheckedBlock(_ fence: String) -> Bool {
+        #if canImport(Darwin)
+        return fence == "```swift" || fence == "```swift apple-only"
+        #else
+        return fence == "```swift"
+        #endif
     }
 
     /// `swiftc -typecheck` in Swift 6 mode; nil when it type-checks, else the first errors.

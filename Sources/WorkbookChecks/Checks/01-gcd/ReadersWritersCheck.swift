@@ -74,11 +74,13 @@ public enum ReadersWritersCheck {
         _ = writerCalling.wait(timeout: .now() + options.deadlockSeconds)
         _ = writer.wait(timeout: .now() + 0.2)  // an asynchronous setValue returns at once; a blocking one waits for the reader
         // A wrong answer's write enters while the reader is still inside. How long that takes
-        // depends on how busy the machine is, so measure it: a block submitted to the global
-        // pool after the write must have started, and then the write gets a little longer.
+        // depends on how busy the machine is, so measure it: a new thread must have run, and a
+        // block submitted to the global pool after the write must have started (so the write's
+        // block has been handed to a worker); then the write gets a little longer.
         if !storage.waitForOverlap(seconds: 0) {
             waitForSchedulerRound()
-            _ = storage.waitForOverlap(seconds: 0.05)
+            waitForPoolRound()
+            _ = storage.waitForOverlap(seconds: 0.1)
         }
         releaseReader.signal()
         let finished = reader.wait(timeout: .now() + options.deadlockSeconds) == .success

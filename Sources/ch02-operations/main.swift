@@ -1,0 +1,2 @@
+import WorkbookCore
+Chapter02.chapter.main()

@@ -1,0 +1,77 @@
+import Foundation
+import WorkbookCore
+
+extension Chapter03 {
+    /// `Thread.isMainThread` tells whether code runs on the process's first thread, the one UI
+    /// frameworks and `DispatchQueue.main` belong to.
+    static let mainThread = Scenario(
+        slug: "main-thread",
+        title: Localized("Thread.isMainThread", ja: "Thread.isMainThread"),
+        narration: Localized(
+            """
+            The main thread is the process's first thread. UI frameworks (UIKit, AppKit, SwiftUI updates) must be used from it, and `DispatchQueue.main` and the main actor run there. \
+            Code asks with `Thread.isMainThread` (or compares `Thread.current` with `Thread.mainThread`). \
+            The scenario asks from four places: the scenario's own thread (T1, made with `Thread`), a new `Thread`, a block on `DispatchQueue.global()`, and a block on `DispatchQueue.main`. \
+            Only the last is on the main thread, and it runs there only because this program's main thread keeps serving the main queue (a run loop turns on it); \
+            a thread that blocks the main thread, or a process whose main thread serves nothing, makes main-queue work wait. \
+            A new thread is never the main thread, whoever starts it. Doing UI work from a background thread is a bug even when it seems to work; \
+            send it to the main queue (or the main actor) instead.
+            """,
+            ja: """
+            メインスレッドはプロセスの最初のスレッドです。UI フレームワーク（UIKit、AppKit、SwiftUI の更新）はそこから使わなければならず、`DispatchQueue.main` とメインアクターもそこで動きます。\
+            コードは `Thread.isMainThread` で尋ねます（`Thread.current` と `Thread.mainThread` を比べても同じです）。\
+            シナリオは 4 か所から尋ねます。シナリオ自身のスレッド（`Thread` で作った T1）、新しい `Thread`、`DispatchQueue.global()` のブロック、`DispatchQueue.main` のブロックです。\
+            メインスレッドにいるのは最後だけで、それもこのプログラムのメインスレッドがメインキューを処理し続けている（ランループが回っている）からです。\
+            メインスレッドを止めたり、メインスレッドが何も処理しないプロセスだったりすると、メインキューの仕事は待たされます。\
+            新しいスレッドは、誰が開始してもメインスレッドにはなりません。バックグラウンドのスレッドから UI を触るのは、うまく動いて見えてもバグです。\
+            メインキュー（またはメインアクター）に送ってください。
+            """)
+    ) { context in
+        try await blocking { try runMainThread(context) }
+    }
+
+    private struct MainProbe: Sendable {
+        let place: String
+        let lane: String
+        let isMainThread: Bool
+        let isCurrentMain: Bool
+    }
+
+    private static func runMainThread(_ context: ScenarioContext) throws {
+        let probes = Locked<[MainProbe]>([])
+        @Sendable func probe(_ place: String) {
+            let lane = context.trace.currentThreadLane()
+            context.trace.record(place, lane: lane)
+            probes.withLock {
+                $0.append(MainProbe(place: place, lane: lane, isMainThread: Thread.isMainThread, isCurrentMain: Thread.current == Thread.mainThread))
+            }
+        }
+
+        probe("scenario thread")
+        try StartedThread { probe("new Thread") }.join(Localized("the thread did not end", ja: "スレッドが終わりませんでした"))
+        let ran = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async { probe("global queue"); ran.signal() }
+        try wait(for: ran, Localized("the global queue did not run the block", ja: "グローバルキューがブロックを実行しませんでした"))
+        DispatchQueue.main.async { probe("main queue"); ran.signal() }
+        let mainServed = ran.wait(timeout: .now() + 1) == .success
+
+        for found in probes.current {
+            context.show("  \(found.place.padding(toLength: 16, withPad: " ", startingAt: 0)) \(found.lane.padding(toLength: 5, withPad: " ", startingAt: 0)) Thread.isMainThread=\(found.isMainThread)  Thread.current == Thread.mainThread: \(found.isCurrentMain)")
+        }
+        let onMain = probes.current.filter(\.isMainThread).map(\.place)
+        context.note("on the main thread", onMain.joined(separator: ","))
+        context.note("main queue served", String(mainServed))
+        if !mainServed {
+            context.say(Localized(
+                "  The main-queue block did not run within 1 s: nothing serves the main queue in this process (a test runner, say). It would run only once the main thread got to it.",
+                ja: "  メインキューのブロックは 1 秒以内に動きませんでした。このプロセス（テストランナーなど）ではメインキューを処理するものがいません。メインスレッドが手を空けるまで動きません。"))
+        }
+        if mainServed && !onMain.contains("main queue") {
+            context.say(Localized(
+                "  The main-queue block ran, but off the main thread: this process's main thread does not serve the main queue (a test runner, say), so libdispatch drained it on a pool thread. Code that needs the main thread must not assume DispatchQueue.main gives it one everywhere.",
+                ja: "  メインキューのブロックは動きましたが、メインスレッドの外でした。このプロセス（テストランナーなど）のメインスレッドはメインキューを処理しないので、libdispatch がプールのスレッドで処理したのです。メインスレッドが必要なコードは、DispatchQueue.main がどこでもメインスレッドをくれると思い込んではいけません。"))
+        }
+        context.say(Localized("  On the main thread: \(onMain.isEmpty ? "none" : onMain.joined(separator: ", ")).",
+                              ja: "  メインスレッドにいたのは: \(onMain.isEmpty ? "なし" : onMain.joined(separator: "、"))。"))
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import WorkbookCore
+
+extension Chapter03 {
+    /// A thread per task costs an OS thread each; GCD runs the same tasks on a few pooled threads.
+    static let threadCost = Scenario(
+        slug: "thread-cost",
+        title: Localized("A thread per task vs the GCD pool", ja: "タスクごとのスレッドと GCD のプール"),
+        narration: Localized(
+            """
+            `tasks` small tasks (about 20 µs of work each), run two ways, and measured. \
+            First with a new `Thread` per task: every task pays for creating an OS thread (its stack, a kernel object, scheduling) and for tearing it down, \
+            and nothing limits how many exist at once. Then as blocks on `DispatchQueue.global()`: GCD keeps a pool of worker threads, about one per core, and reuses them. \
+            The scenario counts the threads that ran the tasks, the most alive at the same time, and the wall time of each way. \
+            With thousands of tasks, or tasks that block, threads per task run into the limits of the OS; a pool does not. \
+            (GCD can explode too: blocks that block make it add threads. Chapter 04 shows how Swift concurrency's fixed pool avoids that.)
+            """,
+            ja: """
+            小さなタスク（1 つ約 20 µs の仕事）を `tasks` 個、2 通りの方法で実行して測ります。\
+            まずタスクごとに新しい `Thread` を作ります。どのタスクも OS のスレッドを作る費用（スタック、カーネルのオブジェクト、スケジューリング）と片付ける費用を払い、\
+            同時にいくつ存在するかを制限するものもありません。次に `DispatchQueue.global()` のブロックとして実行します。GCD はワーカースレッドのプール（コアあたり約 1 本）を持ち、使い回します。\
+            シナリオは、タスクを実行したスレッドの数、同時に生きていた最大数、それぞれの所要時間を数えます。\
+            タスクが何千にもなったり、タスクが待ちで止まったりすると、タスクごとのスレッドは OS の限界にぶつかりますが、プールはぶつかりません。\
+            （GCD も爆発することがあります。止まるブロックがあると GCD はスレッドを足します。Swift concurrency の固定プールがそれをどう避けるかは第 04 章で見ます。）
+            """),
+        knobs: [
+            .init("tasks", default: 200, range: 10...5_000, help: Localized("tasks run each way", ja: "それぞれの方法で実行するタスク数")),
+        ]
+    ) { context in
+        try await blocking { try runThreadCost(context) }
+    }
+
+    /// Counts the threads that ran tasks, and how many tasks were running at once.
+    private final class Census: Sendable {
+        private let state = Locked((threads: Set<UInt>(), running: 0, peak: 0))
+
+        func enter() {
+            state.withLock {
+                $0.threads.insert(ThreadIdentity.current)
+                $0.running += 1
+                $0.peak = max($0.peak, $0.running)
+            }
+        }
+
+        func leave() { state.withLock { $0.running -= 1 } }
+
+        var threads: Int { state.current.threads.count }
+        var peak: Int { state.current.peak }
+    }
+
+    private static func runThreadCost(_ context: ScenarioContext) throws {
+        let tasks = context.knob("tasks")
+        let lane = context.trace.currentThreadLane()
+        let stuck = Localized("the tasks did not finish", ja: "タスクが終わりませんでした")
+
+        func task(_ census: Census, _ done: DispatchGroup) -> @Sendable () -> Void {
+            {
+                census.enter()
+                spin(microseconds: 20)
+                census.leave()
+                done.leave()
+            }
+        }
+
+        // A thread per task.
+        let perTask = Census(), perTaskDone = DispatchGroup()
+        let perTaskStart = MonotonicClock.now()
+        context.trace.begin("\(tasks) Threads", lane: lane)
+        for _ in 0..<tasks {
+            perTaskDone.enter()
+            Thread(block: task(perTask, perTaskDone)).start()
+        }
+        try wait(for: perTaskDone, seconds: 60, stuck)
+        context.trace.end("\(tasks) Threads", lane: lane)
+        let perTaskTime = MonotonicClock.now() &- perTaskStart
+
+        // The same tasks on the GCD pool.
+        let pooled = Census(), pooledDone = DispatchGroup()
+        let pooledStart = MonotonicClock.now()
+        context.trace.begin("\(tasks) blocks on GCD", lane: lane)
+        for _ in 0..<tasks {
+            pooledDone.enter()
+            DispatchQueue.global().async(execute: task(pooled, pooledDone))
+        }
+        try wait(for: pooledDone, seconds: 60, stuck)
+        context.trace.end("\(tasks) blocks on GCD", lane: lane)
+        let pooledTime = MonotonicClock.now() &- pooledStart
+
+        context.note("threads created", String(perTask.threads))
+        context.note("pool threads", String(pooled.threads))
+        context.note("per-task ns", String(perTaskTime))
+        context.note("pooled ns", String(pooledTime))
+        let ratio = Double(perTaskTime) / Double(max(pooledTime, 1))
+        context.show("""
+              \(Localized("way", ja: "方法").text(context.language).padding(toLength: 18, withPad: " ", startingAt: 0))\(Localized("threads", ja: "スレッド").text(context.language).padding(toLength: 10, withPad: " ", startingAt: 0))\(Localized("most at once", ja: "同時最大").text(context.language).padding(toLength: 14, withPad: " ", startingAt: 0))\(Localized("time", ja: "時間").text(context.language))
+              \("Thread per task".padding(toLength: 18, withPad: " ", startingAt: 0))\(String(perTask.threads).padding(toLength: 10, withPad: " ", startingAt: 0))\(String(perTask.peak).padding(toLength: 14, withPad: " ", startingAt: 0))\(milliseconds(from: perTaskStart, to: perTaskStart &+ perTaskTime)) ms
+              \("GCD global queue".padding(toLength: 18, withPad: " ", startingAt: 0))\(String(pooled.threads).padding(toLength: 10, withPad: " ", startingAt: 0))\(String(pooled.peak).padding(toLength: 14, withPad: " ", startingAt: 0))\(milliseconds(from: pooledStart, to: pooledStart &+ pooledTime)) ms
+            """)
+        context.say(Localized(
+            "  \(perTask.threads) threads ran \(tasks) tasks; GCD used \(pooled.threads). The thread-per-task way took \(String(format: "%.1f", ratio))× as long (\(String(format: "%.0f", Double(perTaskTime) / Double(tasks) / 1_000)) µs per task instead of 20 µs of work).",
+            ja: "  \(tasks) 個のタスクを \(perTask.threads) 本のスレッドが実行し、GCD が使ったのは \(pooled.threads) 本でした。タスクごとのスレッドは \(String(format: "%.1f", ratio)) 倍の時間がかかりました（20 µs の仕事に対して、タスクあたり \(String(format: "%.0f", Double(perTaskTime) / Double(tasks) / 1_000)) µs）。"))
+    }
+}

@@ -1,0 +1,2 @@
+import WorkbookCore
+Chapter03.chapter.main()

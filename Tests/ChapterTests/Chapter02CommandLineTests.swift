@@ -1,0 +1,30 @@
+import Testing
+
+@Suite("Chapter 2 on the command line")
+struct Chapter02CommandLineTests {
+    @Test("--lang ja --list lists the scenarios in Japanese")
+    func japaneseList() throws {
+        let result = try runChapterExecutable("ch02-operations", ["--lang", "ja", "--list"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("Operation の依存関係"))
+        #expect(result.standardOutput.contains("依存関係がキューの順番を変える"))
+    }
+
+    @Test("piped commands run line by line, without a prompt, and end of input exits 0")
+    func pipedSession() throws {
+        let result = try runChapterExecutable("ch02-operations", [], input: "list\nrun 3\nrun 2 width=2\nexplain 9\nquit\n")
+        #expect(result.status == 0)
+        #expect(!result.standardOutput.contains("ch02>"))
+        #expect(result.standardOutput.contains("10. GCD and OperationQueue side by side"))
+        #expect(result.standardOutput.contains("Order: without the dependency AB, with it BA."))
+        #expect(result.standardOutput.contains("maxConcurrentOperationCount = 2"))
+        #expect(result.standardOutput.contains("9. An asynchronous operation"))
+    }
+
+    @Test("a prediction is judged against the run")
+    func pipedPrediction() throws {
+        let result = try runChapterExecutable("ch02-operations", [], input: "predict 3\nBA\n")
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("✓ Matched: this run gave BA."))
+    }
+}

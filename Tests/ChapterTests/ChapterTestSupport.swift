@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+import WorkbookCore
+@testable import ch01_gcd
+@testable import ch02_operations
+@testable import ch03_threads
+
+/// Every chapter executable's chapter, in order.
+let allChapters = [Chapter01.chapter, Chapter02.chapter, Chapter03.chapter]
+
+/// Every scenario of every chapter, named "chNN slug" for the test list.
+let allScenarios: [ScenarioName] = allChapters.flatMap { chapter in
+    chapter.scenarios.map { ScenarioName(chapter: chapter.number, slug: $0.slug) }
+}
+
+/// A scenario's address, readable in test output.
+struct ScenarioName: CustomTestStringConvertible, Sendable {
+    let chapter: Int
+    let slug: String
+
+    var scenario: Scenario { allChapters[chapter - 1].scenario(slug) }
+    var testDescription: String { String(format: "ch%02d %@", chapter, slug) }
+}
+
+extension Chapter {
+    /// The scenario with `slug`; stops the test run if there is none (a renamed scenario).
+    func scenario(_ slug: String) -> Scenario {
+        guard let scenario = scenarios.first(where: { $0.slug == slug }) else {
+            preconditionFailure("chapter \(number) has no scenario \(slug)")
+        }
+        return scenario
+    }
+}
+
+/// Runs a scenario as the REPL would, quietly, with default knobs unless overridden.
+func run(_ scenario: Scenario, knobs: [String: Int] = [:]) async throws -> ScenarioContext {
+    let context = ScenarioContext(language: .en, seed: 1, knobs: try scenario.knobValues(knobs), output: { _ in })
+    try await scenario.run(context)
+    return context
+}
+
+/// Runs a built chapter executable (found beside the test bundle) with `arguments`, feeding
+/// `input` on standard input, in English unless the arguments say otherwise.
+func runChapterExecutable(_ name: String, _ arguments: [String], input: String = "") throws -> (status: Int32, standardOutput: String, standardError: String) {
+    let executable = try #require(ChildProcess.sibling(named: name), "\(name) not found beside the test bundle")
+    var environment = ProcessInfo.processInfo.environment
+    for key in ["LC_ALL", "LC_MESSAGES", "LANG", "NO_COLOR"] { environment[key] = nil }
+    environment["LANG"] = "C.UTF-8"
+    let outcome = try ChildProcess(executable: executable, arguments: arguments, environment: environment)
+        .run(timeoutSeconds: 60, input: input)
+    guard case let .exited(status) = outcome.termination else {
+        Issue.record("\(name) \(arguments.joined(separator: " ")) ended with \(outcome.termination)")
+        return (-1, outcome.standardOutput, outcome.standardError)
+    }
+    return (status, outcome.standardOutput, outcome.standardError)
+}
