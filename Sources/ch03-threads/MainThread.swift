@@ -55,8 +55,15 @@ extension Chapter03 {
         DispatchQueue.main.async { probe("main queue"); ran.signal() }
         let mainServed = ran.wait(timeout: .now() + 1) == .success
 
+        let placeNames = [
+            "scenario thread": Localized("scenario thread", ja: "シナリオのスレッド"),
+            "new Thread": Localized("new Thread", ja: "新しい Thread"),
+            "global queue": Localized("global queue", ja: "グローバルキュー"),
+            "main queue": Localized("main queue", ja: "メインキュー"),
+        ]
+        func shown(_ place: String) -> String { placeNames[place]?.text(context.language) ?? place }
         for found in probes.current {
-            context.show("  \(found.place.padding(toLength: 16, withPad: " ", startingAt: 0)) \(found.lane.padding(toLength: 5, withPad: " ", startingAt: 0)) Thread.isMainThread=\(found.isMainThread)  Thread.current == Thread.mainThread: \(found.isCurrentMain)")
+            context.show("  \(padded(shown(found.place), to: 20)) \(padded(found.lane, to: 5)) Thread.isMainThread=\(found.isMainThread)  Thread.current == Thread.mainThread: \(found.isCurrentMain)")
         }
         let onMain = probes.current.filter(\.isMainThread).map(\.place)
         context.note("on the main thread", onMain.joined(separator: ","))
@@ -71,7 +78,7 @@ extension Chapter03 {
                 "  The main-queue block ran, but off the main thread: this process's main thread does not serve the main queue (a test runner, say), so libdispatch drained it on a pool thread. Code that needs the main thread must not assume DispatchQueue.main gives it one everywhere.",
                 ja: "  メインキューのブロックは動きましたが、メインスレッドの外でした。このプロセス（テストランナーなど）のメインスレッドはメインキューを処理しないので、libdispatch がプールのスレッドで処理したのです。メインスレッドが必要なコードは、DispatchQueue.main がどこでもメインスレッドをくれると思い込んではいけません。"))
         }
-        context.say(Localized("  On the main thread: \(onMain.isEmpty ? "none" : onMain.joined(separator: ", ")).",
-                              ja: "  メインスレッドにいたのは: \(onMain.isEmpty ? "なし" : onMain.joined(separator: "、"))。"))
+        context.say(Localized("  On the main thread: \(onMain.isEmpty ? "none" : onMain.map(shown).joined(separator: ", ")).",
+                              ja: "  メインスレッドにいたのは: \(onMain.isEmpty ? "なし" : onMain.map(shown).joined(separator: "、"))。"))
     }
 }

@@ -91,11 +91,16 @@ extension Chapter03 {
         context.note("per-task ns", String(perTaskTime))
         context.note("pooled ns", String(pooledTime))
         let ratio = Double(perTaskTime) / Double(max(pooledTime, 1))
-        context.show("""
-              \(Localized("way", ja: "方法").text(context.language).padding(toLength: 18, withPad: " ", startingAt: 0))\(Localized("threads", ja: "スレッド").text(context.language).padding(toLength: 10, withPad: " ", startingAt: 0))\(Localized("most at once", ja: "同時最大").text(context.language).padding(toLength: 14, withPad: " ", startingAt: 0))\(Localized("time", ja: "時間").text(context.language))
-              \("Thread per task".padding(toLength: 18, withPad: " ", startingAt: 0))\(String(perTask.threads).padding(toLength: 10, withPad: " ", startingAt: 0))\(String(perTask.peak).padding(toLength: 14, withPad: " ", startingAt: 0))\(milliseconds(from: perTaskStart, to: perTaskStart &+ perTaskTime)) ms
-              \("GCD global queue".padding(toLength: 18, withPad: " ", startingAt: 0))\(String(pooled.threads).padding(toLength: 10, withPad: " ", startingAt: 0))\(String(pooled.peak).padding(toLength: 14, withPad: " ", startingAt: 0))\(milliseconds(from: pooledStart, to: pooledStart &+ pooledTime)) ms
-            """)
+        let columns = [22, 10, 14]
+        func row(_ cells: [String]) -> String {
+            "  " + zip(cells, columns + [0]).map { padded($0, to: $1) }.joined()
+        }
+        context.show(row([Localized("way", ja: "方法"), Localized("threads", ja: "スレッド"),
+                          Localized("most at once", ja: "同時最大"), Localized("time", ja: "時間")].map { $0.text(context.language) }))
+        context.show(row([Localized("Thread per task", ja: "タスクごとの Thread").text(context.language), String(perTask.threads),
+                          String(perTask.peak), "\(milliseconds(from: perTaskStart, to: perTaskStart &+ perTaskTime)) ms"]))
+        context.show(row([Localized("GCD global queue", ja: "GCD グローバルキュー").text(context.language), String(pooled.threads),
+                          String(pooled.peak), "\(milliseconds(from: pooledStart, to: pooledStart &+ pooledTime)) ms"]))
         context.say(Localized(
             "  \(perTask.threads) threads ran \(tasks) tasks; GCD used \(pooled.threads). The thread-per-task way took \(String(format: "%.1f", ratio))× as long (\(String(format: "%.0f", Double(perTaskTime) / Double(tasks) / 1_000)) µs per task instead of 20 µs of work).",
             ja: "  \(tasks) 個のタスクを \(perTask.threads) 本のスレッドが実行し、GCD が使ったのは \(pooled.threads) 本でした。タスクごとのスレッドは \(String(format: "%.1f", ratio)) 倍の時間がかかりました（20 µs の仕事に対して、タスクあたり \(String(format: "%.0f", Double(perTaskTime) / Double(tasks) / 1_000)) µs）。"))
