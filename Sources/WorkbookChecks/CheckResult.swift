@@ -73,8 +73,8 @@ extension CheckFailure {
         return CheckFailure(
             .finishes,
             observed: Localized(
-                "\(call) did not finish within \(seconds): a deadlock (for example `sync` onto a queue that waits for this thread, or a semaphore or group that is never signalled) or work that never ends.",
-                ja: "\(call) が \(seconds) 以内に終わりませんでした。デッドロック（たとえばこのスレッドを待っているキューへの `sync`、signal されないセマフォや leave されないグループ）か、終わらない処理です。"),
+                "\(call) did not finish within \(seconds): a deadlock (for example `sync` onto a queue that waits for this thread, a semaphore or group that is never signalled, a condition's `wait()` that no `signal()`/`broadcast()` ends, or a lock taken twice or never unlocked) or work that never ends.",
+                ja: "\(call) が \(seconds) 以内に終わりませんでした。デッドロック（たとえばこのスレッドを待っているキューへの `sync`、signal されないセマフォや leave されないグループ、`signal()`/`broadcast()` が来ない条件変数の `wait()`、二重に取ったロックや解放されないロック）か、終わらない処理です。"),
             events: traceTail(trace.events))
     }
 }
