@@ -32,4 +32,7 @@ struct WorkerCheckRejects {
 
     @Test("cancel that keeps the queued jobs, as work after cancel")
     func cancelKeepsQueue() { expect(WorkerCheck.run { WorkerVariant(.cancelKeepsQueue) }, toBreak: WorkerCheck.nothingStartsAfterCancel) }
+
+    @Test("running the job loop inside start(), as a call that never returns")
+    func loopInStart() { expect(WorkerCheck.run({ WorkerVariant(.loopInStart) }, options: shortDeadline), toBreak: .finishes) }
 }

@@ -3,7 +3,7 @@ import ExerciseKit
 
 /// A worker with one mistake at a time; otherwise like the reference.
 final class WorkerVariant: WorkerProtocol, @unchecked Sendable {
-    enum Mistake { case cancelKeepsQueue, finishedWhenQueueEmpties, runsOnCaller }
+    enum Mistake { case cancelKeepsQueue, finishedWhenQueueEmpties, runsOnCaller, loopInStart }
     private let condition = NSCondition()
     private var jobs: [@Sendable () -> Void] = []
     private var accepting = true, cancelled = false, finished = false
@@ -13,23 +13,28 @@ final class WorkerVariant: WorkerProtocol, @unchecked Sendable {
     init(_ mistake: Mistake) { self.mistake = mistake }
 
     func start() {
-        guard mistake != .runsOnCaller else { return }
-        Thread.detachNewThread { [self] in
-            while true {
-                condition.lock()
-                while jobs.isEmpty && accepting { condition.wait() }
-                if jobs.isEmpty {
-                    finished = true
-                    condition.broadcast()
-                    condition.unlock()
-                    return
-                }
-                let job = jobs.removeFirst()
-                // The mistake: "finished" as soon as nothing is queued, while the last job still runs.
-                if mistake == .finishedWhenQueueEmpties && jobs.isEmpty && !accepting { finished = true }
+        switch mistake {
+        case .runsOnCaller: return
+        case .loopInStart: runLoop()  // the mistake: the job loop on the caller's thread, so start() never returns
+        default: Thread.detachNewThread { [self] in runLoop() }
+        }
+    }
+
+    private func runLoop() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty && accepting { condition.wait() }
+            if jobs.isEmpty {
+                finished = true
+                condition.broadcast()
                 condition.unlock()
-                job()
+                return
             }
+            let job = jobs.removeFirst()
+            // The mistake: "finished" as soon as nothing is queued, while the last job still runs.
+            if mistake == .finishedWhenQueueEmpties && jobs.isEmpty && !accepting { finished = true }
+            condition.unlock()
+            job()
         }
     }
 

@@ -15,9 +15,10 @@ public final class Worker: WorkerProtocol, @unchecked Sendable {  // all `var`s 
     public init() {}
 
     public func start() {
-        let thread = Thread { [self] in runLoop() }
-        thread.name = "worker"
-        thread.start()
+        Thread { [self] in
+            Thread.current.name = "worker"  // from inside: a name set from outside is lost on Linux
+            runLoop()
+        }.start()
     }
 
     @discardableResult

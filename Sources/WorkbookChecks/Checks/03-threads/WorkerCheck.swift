@@ -65,12 +65,26 @@ public enum WorkerCheck {
         return done == nil ? .deadlock(trace: log.trace, options: options, doing: "join()") : nil
     }
 
+    /// Makes calls that must return at once (`start`, `submit`, `shutdown`, `cancel`) under the
+    /// deadline: an answer that blocks in one, e.g. by running the job loop in `start()` on the
+    /// caller's thread, is reported as such, with the trace so far.
+    static func returnsAtOnce<Value: Sendable>(_ calls: String, _ log: Log, options: CheckOptions,
+                                               _ body: @escaping @Sendable () -> Value) -> Result<Value, CheckFailure> {
+        guard let value = withDeadline(seconds: options.deadlockSeconds, body) else {
+            return .failure(.deadlock(trace: log.trace, options: options, doing: "\(calls) (each must return at once)"))
+        }
+        return .success(value)
+    }
+
     static func checkOrder(_ worker: any WorkerProtocol, options: CheckOptions) -> CheckFailure? {
         let log = Log()
-        let caller = ThreadIdentity.current
-        worker.start()
-        for number in 1...50 { worker.submit(log.job(number)) }
-        worker.shutdown()
+        let submitted = returnsAtOnce("start(), submit() × 50, shutdown()", log, options: options) { () -> UInt in
+            worker.start()
+            for number in 1...50 { worker.submit(log.job(number)) }
+            worker.shutdown()
+            return ThreadIdentity.current
+        }
+        guard case let .success(caller) = submitted else { return submitted.failure }
         if let failure = joined(worker, log, options: options) { return failure }
         let problem: Localized?
         if log.overlapped.current {
@@ -93,15 +107,21 @@ public enum WorkerCheck {
         let log = Log()
         let firstGate = DispatchSemaphore(value: 0), firstStarted = DispatchSemaphore(value: 0)
         let lastGate = DispatchSemaphore(value: 0), lastStarted = DispatchSemaphore(value: 0)
-        worker.start()
-        worker.submit(log.job(1, gate: firstGate, started: firstStarted))
-        worker.submit(log.job(2))
-        worker.submit(log.job(3, gate: lastGate, started: lastStarted))
+        if let failure = returnsAtOnce("start(), submit() × 3", log, options: options, {
+            worker.start()
+            worker.submit(log.job(1, gate: firstGate, started: firstStarted))
+            worker.submit(log.job(2))
+            worker.submit(log.job(3, gate: lastGate, started: lastStarted))
+        }).failure { return failure }
         guard firstStarted.wait(timeout: .now() + options.deadlockSeconds) == .success else {
             return .deadlock(trace: log.trace, options: options, doing: "the first job to start after start() and submit()")
         }
         log.trace.record("shutdown()")
-        worker.shutdown()
+        if let failure = returnsAtOnce("shutdown() while job 1 runs", log, options: options, { worker.shutdown() }).failure {
+            firstGate.signal()
+            lastGate.signal()
+            return failure
+        }
         firstGate.signal()
         guard lastStarted.wait(timeout: .now() + options.deadlockSeconds) == .success else {
             lastGate.signal()
@@ -136,16 +156,24 @@ public enum WorkerCheck {
     static func checkCancel(_ worker: any WorkerProtocol, options: CheckOptions) -> CheckFailure? {
         let log = Log()
         let gate = DispatchSemaphore(value: 0), firstStarted = DispatchSemaphore(value: 0)
-        worker.start()
-        worker.submit(log.job(1, gate: gate, started: firstStarted))
-        worker.submit(log.job(2))
-        worker.submit(log.job(3))
+        if let failure = returnsAtOnce("start(), submit() × 3", log, options: options, {
+            worker.start()
+            worker.submit(log.job(1, gate: gate, started: firstStarted))
+            worker.submit(log.job(2))
+            worker.submit(log.job(3))
+        }).failure { return failure }
         guard firstStarted.wait(timeout: .now() + options.deadlockSeconds) == .success else {
             return .deadlock(trace: log.trace, options: options, doing: "the first job to start after start() and submit()")
         }
         log.trace.record("cancel()")
-        worker.cancel()
-        let accepted = worker.submit(log.job(4))
+        let cancelled = returnsAtOnce("cancel() while job 1 runs, then submit()", log, options: options) { () -> Bool in
+            worker.cancel()
+            return worker.submit(log.job(4))
+        }
+        guard case let .success(accepted) = cancelled else {
+            gate.signal()
+            return cancelled.failure
+        }
         log.trace.record("submit(job 4) → \(accepted)")
         gate.signal()
         if let failure = joined(worker, log, options: options) { return failure }
@@ -157,5 +185,13 @@ public enum WorkerCheck {
             "Jobs 1, 2, 3 were submitted; while job 1 ran, cancel() was called, then submit(job 4): \(problem.en). Drop the queued jobs under the lock in cancel().",
             ja: "ジョブ 1, 2, 3 を投入し、ジョブ 1 の実行中に cancel()、続けて submit(ジョブ 4) を呼びました: \(problem.ja)。cancel() の中で、ロックを持ったまま待機中のジョブを捨てましょう。"),
             events: log.trace.events)
+    }
+}
+
+private extension Result {
+    /// The error, or nil on success.
+    var failure: Failure? {
+        if case let .failure(error) = self { return error }
+        return nil
     }
 }
