@@ -19,6 +19,11 @@ public func withDeadline<Result: Sendable>(seconds: Double, _ body: @escaping @S
     return result.current
 }
 
+/// Runs blocking work on its own thread (see `withDeadline`); true if it returned within `seconds`.
+public func returnsWithin(seconds: Double, _ body: @escaping @Sendable () -> Void) -> Bool {
+    withDeadline(seconds: seconds) { body(); return true } != nil
+}
+
 /// Runs async work from synchronous code and waits at most `seconds` for it (see `withDeadline`).
 public func waitForAsync<Result: Sendable>(seconds: Double, _ body: @escaping @Sendable () async -> Result) -> Result? {
     let result = Locked<Result?>(nil)

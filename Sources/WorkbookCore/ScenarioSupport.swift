@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 // Helpers every chapter's scenarios use.
 
@@ -45,4 +46,27 @@ extension ScenarioContext {
     /// without a point on the trace: for work already drawn as a span, whose end marks the moment
     /// (a point right behind a span would crowd the label of the next one).
     public func printLine(_ text: String, lane: String) { show("  \(lane): \(text)") }
+}
+
+extension ScenarioContext {
+    /// Runs one of the chapter's child bodies (`<executable> --child <name>`) in a process of its
+    /// own, so that a trap or a hang in it becomes a report instead of the end of the REPL.
+    /// Says why and returns nil when the program is not found or cannot start.
+    public func runChild(_ name: String, of executable: String, backtrace: String = "enable=no",
+                         timeoutSeconds: Double = 10) -> ChildProcess.Outcome? {
+        guard let program = ChildProcess.sibling(named: executable) else {
+            say(Localized("  The \(executable) executable was not found, so this part is skipped.",
+                          ja: "  \(executable) の実行ファイルが見つからないため、この部分は省略します。"))
+            return nil
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = backtrace
+        do {
+            return try ChildProcess(executable: program, arguments: ["--child", name], environment: environment)
+                .run(timeoutSeconds: timeoutSeconds)
+        } catch {
+            say(Localized("  The child could not start: \(error)", ja: "  子プロセスを起動できませんでした: \(error)"))
+            return nil
+        }
+    }
 }

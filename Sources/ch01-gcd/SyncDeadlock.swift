@@ -65,27 +65,13 @@ extension Chapter01 {
         context.say(Localized(
             "1) q.sync { q.sync { } } — in a child process (ch01-gcd --child \(sameQueueSyncChildName)):",
             ja: "1) q.sync { q.sync { } } — 子プロセスで実行（ch01-gcd --child \(sameQueueSyncChildName)）:"))
-        guard let executable = ChildProcess.sibling(named: "ch01-gcd") else {
-            context.say(Localized(
-                "  The ch01-gcd executable was not found, so part one is skipped.",
-                ja: "  ch01-gcd の実行ファイルが見つからないため、前半は省略します。"))
-            return
-        }
-        var environment = ProcessInfo.processInfo.environment
-        // Ask the Swift runtime for a short crash report: where the crashed thread was.
-        environment["SWIFT_BACKTRACE"] = "enable=yes,interactive=no,threads=crashed,registers=none,images=none"
-        let child = ChildProcess(executable: executable, arguments: ["--child", sameQueueSyncChildName], environment: environment)
         let lane = context.trace.currentThreadLane()
         context.trace.begin("child process", lane: lane)
-        let outcome: ChildProcess.Outcome
-        do {
-            outcome = try child.run(timeoutSeconds: 10)
-        } catch {
-            context.trace.end("child process", lane: lane)
-            context.say(Localized("  The child could not start: \(error)", ja: "  子プロセスを起動できませんでした: \(error)"))
-            return
-        }
+        // Ask the Swift runtime for a short crash report: where the crashed thread was.
+        let ran = context.runChild(sameQueueSyncChildName, of: "ch01-gcd",
+                                   backtrace: "enable=yes,interactive=no,threads=crashed,registers=none,images=none")
         context.trace.end("child process", lane: lane)
+        guard let outcome = ran else { return }
         if outcome.standardOutput.contains(reachedInnerSync) {
             context.say(Localized("  The child reached the inner q.sync …", ja: "  子プロセスは内側の q.sync に到達し …"))
         }

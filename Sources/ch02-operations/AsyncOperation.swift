@@ -117,7 +117,7 @@ extension Chapter02 {
     /// Part three: the reply flips the state without telling anyone. Give up after 300 ms, then
     /// send the notification the operation forgot.
     private static func runSilentDownload(queue: OperationQueue, download: DownloadOperation, dependant: Operation, _ context: ScenarioContext) throws {
-        let drained = withDeadline(seconds: 0.3) { queue.waitUntilAllOperationsAreFinished(); return true } != nil
+        let drained = returnsWithin(seconds: 0.3) { queue.waitUntilAllOperationsAreFinished() }
         context.note("part 3 dependant ran without notification", String(drained))
         if drained {
             context.say(Localized("  The dependant ran anyway: this Foundation noticed without the notification.",
@@ -136,7 +136,7 @@ extension Chapter02 {
         context.say(Localized("  Sending willChangeValue/didChangeValue(forKey: \"isFinished\") now:",
                               ja: "  いま willChangeValue/didChangeValue(forKey: \"isFinished\") を送ると:"))
         (download as? AsynchronousDownload)?.announceFinished()
-        let rescued = withDeadline(seconds: 2) { queue.waitUntilAllOperationsAreFinished(); return true } != nil
+        let rescued = returnsWithin(seconds: 2) { queue.waitUntilAllOperationsAreFinished() }
         context.note("part 3 rescued by the notification", String(rescued))
         context.say(rescued
             ? Localized("  the dependant ran at once, and the queue emptied.", ja: "  依存先はすぐに動き、キューは空になりました。")

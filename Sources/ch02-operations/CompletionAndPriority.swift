@@ -65,7 +65,7 @@ extension Chapter02 {
         y.addDependency(x)
         let operations = [x, y]
         context.trace.record("add X, Y", lane: caller)
-        let returned = withDeadline(seconds: 5) { queue.addOperations(operations, waitUntilFinished: true); return true } != nil
+        let returned = returnsWithin(seconds: 5) { queue.addOperations(operations, waitUntilFinished: true) }
         guard returned else {
             throw ScenarioStuck(what: Localized("X and Y did not finish", ja: "X と Y が終わりませんでした"))
         }

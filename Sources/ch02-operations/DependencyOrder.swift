@@ -96,7 +96,7 @@ extension Chapter02 {
         b.addDependency(a)
         let operations = [a, b]
         queue.addOperations(operations, waitUntilFinished: false)
-        let drained = withDeadline(seconds: 0.2) { queue.waitUntilAllOperationsAreFinished(); return true } != nil
+        let drained = returnsWithin(seconds: 0.2) { queue.waitUntilAllOperationsAreFinished() }
         let stuckCount = queue.operationCount
         context.say(drained
             ? Localized("  The queue drained (unexpected).", ja: "  キューが空になりました（想定外）。")

@@ -174,22 +174,8 @@ extension Chapter02 {
         context.say(Localized(
             "4) Add a finished operation to a queue again — in a child process (ch02-operations --child \(addTwiceChildName)):",
             ja: "4) 終わったオペレーションをもう一度キューに追加 — 子プロセスで実行（ch02-operations --child \(addTwiceChildName)）:"))
-        guard let executable = ChildProcess.sibling(named: "ch02-operations") else {
-            context.say(Localized("  The ch02-operations executable was not found, so this part is skipped.",
-                                  ja: "  ch02-operations の実行ファイルが見つからないため、この部分は省略します。"))
-            return
-        }
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"  // the runtime's message is enough here
         // Not drawn on the timeline: the child takes far longer than the pipelines.
-        let outcome: ChildProcess.Outcome
-        do {
-            outcome = try ChildProcess(executable: executable, arguments: ["--child", addTwiceChildName], environment: environment)
-                .run(timeoutSeconds: 10)
-        } catch {
-            context.say(Localized("  The child could not start: \(error)", ja: "  子プロセスを起動できませんでした: \(error)"))
-            return
-        }
+        guard let outcome = context.runChild(addTwiceChildName, of: "ch02-operations") else { return }
         if outcome.standardOutput.contains(addingAgain) {
             context.say(Localized("  The operation ran once; the child adds it again …", ja: "  オペレーションは 1 回動きました。子プロセスはそれをもう一度追加し …"))
         }

@@ -9,14 +9,14 @@ import WorkbookCore
 /// `waitUntilAllOperationsAreFinished()` has no timeout of its own, so it runs on a thread of
 /// its own (see `withDeadline`); if the queue never drains, that thread is left behind.
 func waitForAll(in queue: OperationQueue, seconds: Double = 5, _ what: Localized) throws {
-    guard withDeadline(seconds: seconds, { queue.waitUntilAllOperationsAreFinished(); return true }) != nil else {
+    guard returnsWithin(seconds: seconds, { queue.waitUntilAllOperationsAreFinished() }) else {
         throw ScenarioStuck(what: what)
     }
 }
 
 /// Waits at most `seconds` for `operation` to finish; false if it did not.
 func finishes(_ operation: Operation, within seconds: Double) -> Bool {
-    withDeadline(seconds: seconds, { operation.waitUntilFinished(); return true }) != nil
+    returnsWithin(seconds: seconds) { operation.waitUntilFinished() }
 }
 
 /// A dependency edge to check on the trace: `later` must begin after `earlier` has ended.
@@ -32,9 +32,4 @@ struct Edge {
             return began < ended
         }
     }
-}
-
-/// "yes"/"no" in the learner's language, for measured facts.
-func yesNo(_ value: Bool) -> Localized {
-    value ? Localized("yes", ja: "はい") : Localized("no", ja: "いいえ")
 }

@@ -54,7 +54,7 @@ extension Chapter02 {
         /// Makes a blocking call under a deadline (it has no timeout of its own), drawn as a bar on T1.
         func blocked(_ label: String, _ call: @escaping @Sendable () -> Void) throws {
             context.trace.begin(label, lane: caller)
-            let returned = withDeadline(seconds: 5) { call(); return true } != nil
+            let returned = returnsWithin(seconds: 5, call)
             context.trace.end(label, lane: caller)
             guard returned else { throw ScenarioStuck(what: stuck) }
             context.emit("returned", lane: caller)

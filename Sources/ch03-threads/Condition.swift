@@ -87,7 +87,7 @@ extension Chapter03 {
         let stuck = Localized("a thread did not end", ja: "スレッドが終わりませんでした")
         context.trace.record("start producer")
         let buffer = Buffer(capacity: capacity, trace: context.trace)
-        let producer = StartedThread(name: "producer") {
+        let producer = StartedThread {
             for item in 1...count { buffer.put(item) }
         }
         // Start the consumer once the producer waits on a full buffer (if it ever will).
@@ -98,7 +98,7 @@ extension Chapter03 {
         }
         context.trace.record("start consumer")
         let received = Locked<[Int]>([])
-        let consumer = StartedThread(name: "consumer") {
+        let consumer = StartedThread {
             for _ in 1...count {
                 let item = buffer.take()
                 received.withLock { $0.append(item) }

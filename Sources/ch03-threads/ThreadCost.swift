@@ -62,34 +62,24 @@ extension Chapter03 {
             }
         }
 
-        // A thread per task.
-        let perTask = Census(), perTaskDone = DispatchGroup()
-        let perTaskStart = MonotonicClock.now()
-        context.trace.begin("\(tasks) Threads", lane: lane)
-        for _ in 0..<tasks {
-            perTaskDone.enter()
-            Thread(block: task(perTask, perTaskDone)).start()
+        /// Runs every task, started by `launch`; the census of the threads that ran them, and the time.
+        func measure(_ label: String, launch: (@escaping @Sendable () -> Void) -> Void) throws -> (census: Census, nanoseconds: UInt64) {
+            let census = Census(), done = DispatchGroup()
+            let start = MonotonicClock.now()
+            context.trace.begin(label, lane: lane)
+            for _ in 0..<tasks {
+                done.enter()
+                launch(task(census, done))
+            }
+            try wait(for: done, seconds: 60, stuck)
+            context.trace.end(label, lane: lane)
+            return (census, MonotonicClock.now() &- start)
         }
-        try wait(for: perTaskDone, seconds: 60, stuck)
-        context.trace.end("\(tasks) Threads", lane: lane)
-        let perTaskTime = MonotonicClock.now() &- perTaskStart
-
-        // The same tasks on the GCD pool.
-        let pooled = Census(), pooledDone = DispatchGroup()
-        let pooledStart = MonotonicClock.now()
-        context.trace.begin("\(tasks) blocks on GCD", lane: lane)
-        for _ in 0..<tasks {
-            pooledDone.enter()
-            DispatchQueue.global().async(execute: task(pooled, pooledDone))
-        }
-        try wait(for: pooledDone, seconds: 60, stuck)
-        context.trace.end("\(tasks) blocks on GCD", lane: lane)
-        let pooledTime = MonotonicClock.now() &- pooledStart
+        let (perTask, perTaskTime) = try measure("\(tasks) Threads") { Thread(block: $0).start() }
+        let (pooled, pooledTime) = try measure("\(tasks) blocks on GCD") { DispatchQueue.global().async(execute: $0) }
 
         context.note("threads created", String(perTask.threads))
         context.note("pool threads", String(pooled.threads))
-        context.note("per-task ns", String(perTaskTime))
-        context.note("pooled ns", String(pooledTime))
         let ratio = Double(perTaskTime) / Double(max(pooledTime, 1))
         let columns = [22, 10, 14]
         func row(_ cells: [String]) -> String {
@@ -98,9 +88,9 @@ extension Chapter03 {
         context.show(row([Localized("way", ja: "方法"), Localized("threads", ja: "スレッド"),
                           Localized("most at once", ja: "同時最大"), Localized("time", ja: "時間")].map { $0.text(context.language) }))
         context.show(row([Localized("Thread per task", ja: "タスクごとの Thread").text(context.language), String(perTask.threads),
-                          String(perTask.peak), "\(milliseconds(from: perTaskStart, to: perTaskStart &+ perTaskTime)) ms"]))
+                          String(perTask.peak), formatDuration(nanoseconds: perTaskTime)]))
         context.show(row([Localized("GCD global queue", ja: "GCD グローバルキュー").text(context.language), String(pooled.threads),
-                          String(pooled.peak), "\(milliseconds(from: pooledStart, to: pooledStart &+ pooledTime)) ms"]))
+                          String(pooled.peak), formatDuration(nanoseconds: pooledTime)]))
         context.say(Localized(
             "  \(perTask.threads) threads ran \(tasks) tasks; GCD used \(pooled.threads). The thread-per-task way took \(String(format: "%.1f", ratio))× as long (\(String(format: "%.0f", Double(perTaskTime) / Double(tasks) / 1_000)) µs per task instead of 20 µs of work).",
             ja: "  \(tasks) 個のタスクを \(perTask.threads) 本のスレッドが実行し、GCD が使ったのは \(pooled.threads) 本でした。タスクごとのスレッドは \(String(format: "%.1f", ratio)) 倍の時間がかかりました（20 µs の仕事に対して、タスクあたり \(String(format: "%.0f", Double(perTaskTime) / Double(tasks) / 1_000)) µs）。"))

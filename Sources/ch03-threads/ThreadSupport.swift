@@ -47,8 +47,3 @@ func osThreadName() -> String {
     #endif
     return Thread.current.name ?? ""
 }
-
-/// Milliseconds between two `MonotonicClock.now()` readings, with one decimal.
-func milliseconds(from start: UInt64, to end: UInt64) -> String {
-    String(format: "%.1f", Double(end &- start) / 1_000_000)
-}

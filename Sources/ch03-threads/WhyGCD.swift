@@ -45,10 +45,11 @@ extension Chapter03 {
             let done = runs.current
             let once = done.count == jobs && Set(done) == Set(0..<jobs)
             let threads = context.trace.lanes(from: from) { $0.hasPrefix("job ") }
+            let took = formatDuration(nanoseconds: MonotonicClock.now() &- started)
             context.note("\(way) each job once", String(once))
             context.say(Localized(
-                "  \(done.count) jobs on \(threads.count) thread(s) (\(threads.joined(separator: ", "))) in \(milliseconds(from: started, to: MonotonicClock.now())) ms; each job once: \(once).",
-                ja: "  \(done.count) 個の仕事を \(threads.count) 本のスレッド（\(threads.joined(separator: ", "))）で \(milliseconds(from: started, to: MonotonicClock.now())) ms。どれも 1 回ずつ: \(once)。"))
+                "  \(done.count) jobs on \(threads.count) thread(s) (\(threads.joined(separator: ", "))) in \(took); each job once: \(once).",
+                ja: "  \(done.count) 個の仕事を \(threads.count) 本のスレッド（\(threads.joined(separator: ", "))）で \(took)。どれも 1 回ずつ: \(once)。"))
         }
 
         // 1) Hand-made workers.
@@ -74,11 +75,9 @@ extension Chapter03 {
         started = MonotonicClock.now()
         context.trace.record("concurrentPerform", lane: caller)
         let performRuns = Locked<[Int]>([])
-        let performed = withDeadline(seconds: 10) {
-            DispatchQueue.concurrentPerform(iterations: jobs) { job($0, performRuns) }
-            return true
-        } != nil
-        guard performed else { throw ScenarioStuck(what: stuck) }
+        guard returnsWithin(seconds: 10, { DispatchQueue.concurrentPerform(iterations: jobs) { job($0, performRuns) } }) else {
+            throw ScenarioStuck(what: stuck)
+        }
         context.trace.record("summary", lane: caller)
         report("concurrentPerform", performRuns, from: from, started: started)
 
@@ -96,7 +95,7 @@ extension Chapter03 {
         for operation in work { summary.addDependency(operation) }
         let all = work + [summary]
         queue.addOperations(all, waitUntilFinished: false)
-        guard withDeadline(seconds: 10, { queue.waitUntilAllOperationsAreFinished(); return true }) != nil else {
+        guard returnsWithin(seconds: 10, { queue.waitUntilAllOperationsAreFinished() }) else {
             throw ScenarioStuck(what: stuck)
         }
         withExtendedLifetime(all) {}
