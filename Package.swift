@@ -18,12 +18,18 @@ let package = Package(
         // Exercise contracts, fakes and the `todo()` marker, shared by stubs, solutions and checks.
         .target(name: "ExerciseKit", dependencies: ["WorkbookCore"]),
         // The learner's files and the reference solutions: the same API, the same file names.
-        .target(name: "Exercises", dependencies: ["ExerciseKit"], path: "exercises/Exercises"),
-        .target(name: "Solutions", dependencies: ["ExerciseKit"], path: "exercises/Solutions"),
+        // Both are compiled with ThreadSanitizer, so a data race in them is reported by the
+        // learner's own `swift test` (through exercise-runner), not only in CI. Nothing else is
+        // instrumented: the checks, fakes and tests run at full speed.
+        .target(name: "Exercises", dependencies: ["ExerciseKit"], path: "exercises/Exercises",
+                swiftSettings: [.unsafeFlags(["-sanitize=thread"])]),
+        .target(name: "Solutions", dependencies: ["ExerciseKit"], path: "exercises/Solutions",
+                swiftSettings: [.unsafeFlags(["-sanitize=thread"])]),
         // One generic check per exercise, plus stress tallies, deadlines and the verdict report.
         .target(name: "WorkbookChecks", dependencies: ["ExerciseKit", "WorkbookCore", "WorkbookExplorer"]),
         // Runs one learner check in its own process, so a crash or a deadlock cannot take down `swift test`.
-        .executableTarget(name: "exercise-runner", dependencies: ["Exercises", "Solutions", "WorkbookChecks"]),
+        .executableTarget(name: "exercise-runner", dependencies: ["Exercises", "Solutions", "WorkbookChecks"],
+                          linkerSettings: [.unsafeFlags(["-sanitize=thread"])]),
 
         .executableTarget(name: "ch01-gcd", dependencies: ["WorkbookCore", "WorkbookExplorer"]),
         .executableTarget(name: "ch02-operations", dependencies: ["WorkbookCore"]),
@@ -33,8 +39,8 @@ let package = Package(
 
         .testTarget(name: "WorkbookCoreTests", dependencies: ["WorkbookCore"]),
         .testTarget(name: "WorkbookExplorerTests", dependencies: ["WorkbookExplorer"]),
-        .testTarget(name: "ExercisesTests", dependencies: ["WorkbookChecks", "exercise-runner"]),
-        .testTarget(name: "SolutionsTests", dependencies: ["WorkbookChecks", "Solutions", "exercise-runner"]),
+        .testTarget(name: "ExercisesTests", dependencies: ["WorkbookChecks"]),
+        .testTarget(name: "SolutionsTests", dependencies: ["WorkbookChecks"]),
         .testTarget(name: "CheckerTests", dependencies: ["WorkbookChecks", "ExerciseKit", "WorkbookExplorer"]),
         .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "WorkbookExplorer", "ch01-gcd", "ch02-operations", "ch03-threads"]),
     ]

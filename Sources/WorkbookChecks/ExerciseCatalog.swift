@@ -10,6 +10,24 @@ public struct ExerciseCatalog: Decodable, Sendable {
         public var localized: Localized { Localized(en, ja: ja) }
     }
 
+    /// One layer of hints; `properties` names the check properties it helps with, so a failing
+    /// verdict shows the hint for the property that failed first.
+    public struct Hint: Decodable, Sendable {
+        public let en: String
+        public let ja: String
+        public let properties: [String]
+        public var localized: Localized { Localized(en, ja: ja) }
+
+        enum CodingKeys: String, CodingKey { case en, ja, properties }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            en = try container.decode(String.self, forKey: .en)
+            ja = try container.decode(String.self, forKey: .ja)
+            properties = try container.decodeIfPresent([String].self, forKey: .properties) ?? []
+        }
+    }
+
     public struct Entry: Decodable, Sendable {
         public let id: String
         public let chapter: String
@@ -19,7 +37,7 @@ public struct ExerciseCatalog: Decodable, Sendable {
         /// Spellings the answer may not use (e.g. `nonisolated(unsafe)`), outside comments.
         public let forbids: [String]
         /// From a nudge to nearly the answer.
-        public let hints: [Text]
+        public let hints: [Hint]
 
         /// The reference solution's path: the same path under `Solutions`.
         public var solutionFile: String { file.replacingOccurrences(of: "exercises/Exercises/", with: "exercises/Solutions/") }
@@ -33,6 +51,16 @@ public struct ExerciseCatalog: Decodable, Sendable {
     }
 
     public func entry(_ id: String) -> Entry? { exercises.first { $0.id == id } }
+}
+
+extension ExerciseCatalog.Entry {
+    /// The hints in the order to show them after `property` failed: the ones written for that
+    /// property first, then the rest in their layered order.
+    public func hints(after property: String?) -> [ExerciseCatalog.Hint] {
+        guard let property else { return hints }
+        let matching = hints.filter { $0.properties.contains(property) }
+        return matching + hints.filter { !$0.properties.contains(property) }
+    }
 }
 
 /// Finds forbidden spellings in Swift source, ignoring comments and string literals.

@@ -3,6 +3,8 @@
 public enum RunnerProtocol {
     public static let executableName = "exercise-runner"
     public static let verdictMarker = "WORKBOOK-VERDICT"
+    /// A line the runner prints when it runs without ThreadSanitizer (a platform without it).
+    public static let raceDetectorOffMarker = "WORKBOOK-RACE-DETECTOR off"
     public static let doneExitCode: Int32 = 0
     public static let failingExitCode: Int32 = 1
     public static let usageExitCode: Int32 = 2

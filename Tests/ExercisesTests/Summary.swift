@@ -1,14 +1,19 @@
 import Foundation
+import WorkbookChecks
 import WorkbookCore
 
-/// Counts verdicts and prints `Exercises: 1 done, 1 failing, 1 not started` when the test
-/// process exits, after the test library's own summary.
+/// Collects the verdicts and prints the closing block (every exercise checked, the next one
+/// to do, `Exercises: 1 done, 1 failing, 7 not started`) when the test process exits, after
+/// the test library's own summary.
 enum Summary {
-    private static let verdicts = Locked<[String: ExerciseRun.Verdict]>([:])
+    private static let state = Locked<(summary: VerdictSummary, catalog: ExerciseCatalog?)>((VerdictSummary(), nil))
     private static let registered = Locked(false)
 
-    static func record(_ verdict: ExerciseRun.Verdict, _ exercise: String) {
-        verdicts.withLock { $0[exercise] = verdict }
+    static func record(_ verdict: Verdict, catalog: ExerciseCatalog) {
+        state.withLock {
+            $0.summary.record(verdict)
+            $0.catalog = catalog
+        }
     }
 
     static func registerOnce() {
@@ -16,20 +21,12 @@ enum Summary {
             defer { done = true }
             return !done
         }
-        if first { atexit { Summary.printLine() } }
+        if first { atexit { Summary.printBlock() } }
     }
 
-    static func line(language: Language) -> String {
-        let all = verdicts.current.values
-        let done = all.filter { $0 == .done }.count
-        let failing = all.filter { $0 == .failing }.count
-        let notStarted = all.filter { $0 == .notStarted }.count
-        return Localized(
-            "Exercises: \(done) done, \(failing) failing, \(notStarted) not started",
-            ja: "演習: 完了 \(done)、失敗 \(failing)、未着手 \(notStarted)").text(language)
-    }
-
-    private static func printLine() {
-        Console.error(line(language: Language.fromEnvironment()))
+    private static func printBlock() {
+        let (summary, catalog) = state.current
+        guard let catalog, !summary.isEmpty else { return }
+        Console.error(summary.render(catalog: catalog, terminal: Terminal.detect(fileDescriptor: STDERR_FILENO), language: Language.fromEnvironment()))
     }
 }

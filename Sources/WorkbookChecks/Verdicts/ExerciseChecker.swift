@@ -1,0 +1,227 @@
+import ExerciseKit
+import Foundation
+import WorkbookCore
+
+/// Checks one exercise the way a learner's `swift test` does: the forbidden-spelling scan, then
+/// the check in `exercise-runner` (a child process, so a crash or a deadlock in the learner's
+/// code becomes a verdict), under ThreadSanitizer, and turns what came back into a `Verdict`.
+///
+/// The test suites and any other front end (a `workbook check` command) share this one copy of
+/// the verdict logic.
+public struct ExerciseChecker: Sendable {
+    public let packageRoot: URL
+    public let catalog: ExerciseCatalog
+    public let runner: URL
+    public var terminal: Terminal
+    public var language: Language
+    /// Check the reference solution instead of the learner's file (the workbook's own tests).
+    public var reference = false
+
+    public init(packageRoot: URL, catalog: ExerciseCatalog, runner: URL, terminal: Terminal, language: Language) {
+        self.packageRoot = packageRoot
+        self.catalog = catalog
+        self.runner = runner
+        self.terminal = terminal
+        self.language = language
+    }
+
+    public func check(_ exercise: String) -> Verdict {
+        guard let entry = catalog.entry(exercise) else {
+            return fail(exercise, VerdictProperty.runner, reason: Localized(
+                "exercises/exercises.json has no exercise '\(exercise)'.",
+                ja: "exercises/exercises.json に演習 '\(exercise)' がありません。"), details: [], entry: nil)
+        }
+        let file = reference ? entry.solutionFile : entry.file
+        // Layer 1: spellings that silence the compiler's data-race checks, where forbidden.
+        if let source = try? String(contentsOf: packageRoot.appendingPathComponent(file), encoding: .utf8) {
+            let found = forbiddenSpellings(entry.forbids, in: source)
+            if !found.isEmpty {
+                return fail(exercise, VerdictProperty.forbiddenSpelling, reason: Localized(
+                    "uses what this exercise forbids. These silence the compiler's data-race checks; the exercise asks you to make the code safe instead.",
+                    ja: "この演習で禁止されている書き方を使っています。これらはコンパイラのデータ競合チェックを黙らせます。この演習ではコードを安全にすることが求められています。"),
+                    details: found.map { "\(file):\($0.line): \($0.spelling)" }, entry: entry)
+            }
+        }
+        var arguments = [exercise, "--lang", language.rawValue, "--width", String(terminal.width)]
+        if terminal.usesColor { arguments.append("--color") }
+        if terminal.usesUnicode { arguments.append("--unicode") }
+        if reference { arguments.append("--reference") }
+        let outcome: ChildProcess.Outcome
+        do {
+            outcome = try ChildProcess(executable: runner, arguments: arguments, environment: Self.runnerEnvironment())
+                .run(timeoutSeconds: RunnerProtocol.timeoutSeconds)
+        } catch {
+            return fail(exercise, VerdictProperty.runner, reason: Localized(
+                "could not start \(runner.path): \(error)", ja: "\(runner.path) を起動できませんでした: \(error)"), details: [], entry: entry)
+        }
+        return verdict(exercise, entry: entry, file: file, outcome: outcome)
+    }
+
+    /// Maps the runner's exit and output to a verdict. ThreadSanitizer's findings come first:
+    /// a race is the bug even when the check's own properties happened to hold.
+    func verdict(_ exercise: String, entry: ExerciseCatalog.Entry, file: String, outcome: ChildProcess.Outcome) -> Verdict {
+        let lines = outcome.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let report = lines.filter { !$0.hasPrefix(RunnerProtocol.verdictMarker) && !$0.hasPrefix(NotStarted.marker)
+            && !$0.hasPrefix(RunnerProtocol.raceDetectorOffMarker) }
+            .joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        let marker = lines.last { $0.hasPrefix(RunnerProtocol.verdictMarker) }?.split(separator: " ").map(String.init) ?? []
+
+        if let sanitizer = SanitizerReport.first(in: outcome.standardError) {
+            let (property, reason, details) = describe(sanitizer)
+            return fail(exercise, property, reason: reason, details: details, entry: entry)
+        }
+        switch outcome.termination {
+        case .exited(NotStarted.exitCode):
+            let location = lines.first { $0.hasPrefix(NotStarted.marker) }
+                .map { String($0.dropFirst(NotStarted.marker.count + 1)) } ?? file
+            return Verdict(exercise: exercise, status: .notStarted, report: terminal.paint(t(Localized(
+                "◻ \(exercise) — not started (todo() at \(location))",
+                ja: "◻ \(exercise) — 未着手（todo() が \(location) に残っています）")), .dim))
+        case .exited(RunnerProtocol.doneExitCode) where marker.count >= 2 && marker[1] == "done":
+            let detectorOff = lines.contains(RunnerProtocol.raceDetectorOffMarker)
+            return Verdict(exercise: exercise, status: .done, report: report + (detectorOff ? "\n" + raceDetectorNote() : ""))
+        case .exited(RunnerProtocol.failingExitCode) where marker.count >= 3:
+            let property = marker[2]
+            return Verdict(exercise: exercise, status: .failing, failedProperty: property,
+                           report: report + "\n" + hintLines(entry, property: property))
+        case let .exited(code):
+            return fail(exercise, VerdictProperty.crash, reason: Localized(
+                "the check ended with exit code \(code) before giving a verdict.",
+                ja: "チェックが判定を出す前に終了コード \(code) で終わりました。"),
+                details: runtimeMessages(outcome.standardError) + lines.suffix(20), entry: entry)
+        case let .signalled(signal):
+            return fail(exercise, VerdictProperty.crash, reason: Localized(
+                "your code crashed: \(describeSignal(signal).en).", ja: "コードがクラッシュしました: \(describeSignal(signal).ja)。"),
+                details: runtimeMessages(outcome.standardError), entry: entry)
+        case let .timedOut(seconds):
+            return fail(exercise, VerdictProperty.timeLimit, reason: Localized(
+                "the check did not finish within \(Int(seconds)) s and was stopped: something blocks forever (a deadlock) or loops, outside the calls the check guards.",
+                ja: "チェックが \(Int(seconds)) 秒以内に終わらず、停止しました。チェックが見張る呼び出しの外で、何かが永久に待っている（デッドロック）かループしています。"),
+                details: lines.suffix(20), entry: entry)
+        }
+    }
+
+    // MARK: Building the text
+
+    private func t(_ text: Localized) -> String { text.text(language) }
+
+    private func fail(_ exercise: String, _ property: String, reason: Localized, details: [String], entry: ExerciseCatalog.Entry?) -> Verdict {
+        var text = [terminal.paint(t(Localized("✗ \(exercise) — failing: ", ja: "✗ \(exercise) — 失敗: ")) + t(reason), .red)]
+        text += details.map { "  " + $0 }
+        if let entry { text.append(hintLines(entry, property: property)) }
+        return Verdict(exercise: exercise, status: .failing, failedProperty: property, report: text.joined(separator: "\n"))
+    }
+
+    /// The hint for the property that failed (or the first layer), and where the others are.
+    func hintLines(_ entry: ExerciseCatalog.Entry, property: String) -> String {
+        guard let hint = entry.hints(after: property).first else { return "" }
+        return terminal.paint(t(Localized("  Hint: ", ja: "  ヒント: ")) + t(hint.localized), .yellow)
+            + "\n" + terminal.paint(t(Localized("  More hints: exercises/exercises.json", ja: "  ほかのヒント: exercises/exercises.json")), .dim)
+    }
+
+    /// Said with every "done" where the runner had no ThreadSanitizer, so a pass never hides
+    /// that data races went unchecked.
+    private func raceDetectorNote() -> String {
+        terminal.paint(t(Localized(
+            "  Note: ThreadSanitizer is not available here, so data races were not checked — only the check's own properties.",
+            ja: "  注意: この環境では ThreadSanitizer が使えないため、データ競合は検査していません（チェック自身の性質のみ）。")), .yellow)
+    }
+
+    /// A ThreadSanitizer finding in the learner's words: both places, their source lines, and
+    /// the variable they share when the two lines name one.
+    func describe(_ report: SanitizerReport) -> (property: String, reason: Localized, details: [String]) {
+        let places = report.accesses.compactMap(\.place)
+        var details: [String] = []
+        for access in report.accesses {
+            let verb = access.isWrite ? Localized("written", ja: "書き込み") : Localized("read", ja: "読み取り")
+            let thread = access.thread
+            guard let place = access.place else {
+                details.append(t(Localized("\(verb.en) by \(thread), outside your file (a library call you made)",
+                                           ja: "\(thread) が\(verb.ja)（あなたのファイルの外、呼び出したライブラリの中）")))
+                continue
+            }
+            let line = place.line.map { ":\($0)" } ?? ""
+            details.append(t(Localized("\(verb.en) at \(place.file)\(line) in \(place.function), by \(thread)",
+                                       ja: "\(place.file)\(line) の \(place.function) で\(verb.ja)（\(thread)）")))
+            if let text = sourceLine(place) { details.append("    " + text) }
+        }
+        guard report.isDataRace else {
+            let where_ = report.learnerPlaces.first.map { "\($0.file):\($0.line.map(String.init) ?? "?") in \($0.function)" } ?? "?"
+            return (VerdictProperty.sanitizer, Localized(
+                "ThreadSanitizer stopped the run: \(report.kind), at \(where_).",
+                ja: "ThreadSanitizer が実行を止めました: \(report.kind)（\(where_)）。"), details)
+        }
+        let variable = sharedVariable(places).map { " on `\($0)`" } ?? ""
+        let variableJa = sharedVariable(places).map { "`\($0)` の" } ?? ""
+        return (VerdictProperty.dataRace, Localized(
+            "data race\(variable): two threads touched the same memory, at least one writing, and nothing ordered the two accesses (no lock, queue, semaphore or thread start between them). ThreadSanitizer saw it happen:",
+            ja: "\(variableJa)データ競合: 2 つのスレッドが同じメモリに触れ、少なくとも一方は書き込みで、2 つのアクセスの間に順序付け（ロック、キュー、セマフォ、スレッド開始）がありませんでした。ThreadSanitizer が実際に観測しました:"),
+            details)
+    }
+
+    private func sourceLines(_ file: String) -> [String]? {
+        guard let text = try? String(contentsOf: packageRoot.appendingPathComponent(file), encoding: .utf8) else { return nil }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    private func sourceLine(_ place: SanitizerReport.Place) -> String? {
+        guard let number = place.line, let lines = sourceLines(place.file), number >= 1, number <= lines.count else { return nil }
+        return "\(number) | " + lines[number - 1].trimmingCharacters(in: .whitespaces)
+    }
+
+    /// A stored `var` of the learner's file that both racing lines mention, if there is one.
+    func sharedVariable(_ places: [SanitizerReport.Place]) -> String? {
+        guard let file = places.first?.file, let lines = sourceLines(file) else { return nil }
+        let declared = lines.compactMap { line -> String? in
+            guard let range = line.range(of: #"\bvar\s+([A-Za-z_][A-Za-z0-9_]*)"#, options: .regularExpression) else { return nil }
+            return String(line[range].split(whereSeparator: \.isWhitespace).last ?? "")
+        }
+        let mentioned = places.compactMap { place -> String? in
+            guard let number = place.line, number >= 1, number <= lines.count else { return nil }
+            return lines[number - 1]
+        }
+        guard !mentioned.isEmpty else { return nil }
+        return declared.first { name in
+            mentioned.allSatisfy { $0.range(of: "\\b\(name)\\b", options: .regularExpression) != nil }
+        } ?? declared.first { name in mentioned.contains { $0.range(of: "\\b\(name)\\b", options: .regularExpression) != nil } }
+    }
+
+    // MARK: The runner's environment
+
+    /// ThreadSanitizer stops at its first report (the verdict names it); lock-order reports are
+    /// off (the checks make real deadlocks happen and any consistent lock order is right); the
+    /// crashed thread's backtrace only.
+    static func runnerEnvironment() -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=yes,interactive=no,threads=crashed,registers=none,images=none,limit=24"
+        var options = ["halt_on_error=1", "exitcode=66", "detect_deadlocks=0", "report_thread_leaks=0",
+                       "report_signal_unsafe=0", "history_size=4"]
+        if let symbolizer = symbolizerPath(environment) { options.append("external_symbolizer_path=\(symbolizer)") }
+        if let existing = environment["TSAN_OPTIONS"], !existing.isEmpty { options.append(existing) }
+        environment["TSAN_OPTIONS"] = options.joined(separator: ":")
+        return environment
+    }
+
+    /// `llvm-symbolizer` turns TSan's addresses into file:line. On the PATH usually; else the
+    /// one in the toolchain this process was built with (found from the Swift runtime's path).
+    /// Apple platforms symbolize with `atos` and need nothing.
+    static func symbolizerPath(_ environment: [String: String]) -> String? {
+        #if canImport(Darwin)
+        return nil
+        #else
+        let name = "llvm-symbolizer"
+        for folder in (environment["PATH"] ?? "").split(separator: ":") {
+            let candidate = "\(folder)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        // /proc/self/maps: "… /opt/swift/usr/lib/swift/linux/libswiftCore.so" → /opt/swift/usr/bin/llvm-symbolizer
+        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8),
+              let line = maps.split(separator: "\n").first(where: { $0.hasSuffix("/libswiftCore.so") }),
+              let path = line.split(separator: " ").last else { return nil }
+        let candidate = URL(fileURLWithPath: String(path)).deletingLastPathComponent()  // lib/swift/linux
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("bin/\(name)").path
+        return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
+        #endif
+    }
+}

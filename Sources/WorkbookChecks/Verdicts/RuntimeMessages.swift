@@ -1,0 +1,48 @@
+import Foundation
+
+/// The lines of a crashed run's standard error worth showing a learner: the runtime's own
+/// message whole (`Fatal error: …`, `…: Precondition failed: …`, libdispatch's
+/// `BUG IN CLIENT OF LIBDISPATCH: …`), what a libdispatch trap means, and the crashed thread's
+/// frames in the learner's code.
+func runtimeMessages(_ standardError: String) -> [String] {
+    let lines = standardError.split(separator: "\n").map(String.init)
+    var shown: [String] = []
+    var inCrashedThread = false
+    for line in lines {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { inCrashedThread = false; continue }
+        if runtimeMessageMarkers.contains(where: trimmed.contains) || trimmed.hasPrefix("*** Program crashed") {
+            shown.append(trimmed)
+        } else if trimmed.hasPrefix("Thread") && trimmed.hasSuffix("crashed:") {
+            inCrashedThread = true
+            shown.append(trimmed)
+        } else if inCrashedThread && trimmed.contains("exercises/") {
+            shown.append("  " + trimmed)
+        }
+    }
+    if shown.isEmpty { shown = Array(lines.suffix(8)) }
+    var seen = Set<String>()
+    shown = shown.filter { seen.insert($0).inserted && !$0.hasPrefix("Backtrace took") }
+    for (needle, meaning) in libdispatchTraps where standardError.contains(needle) {
+        shown.insert(meaning, at: 0)
+    }
+    return shown
+}
+
+private let runtimeMessageMarkers = [
+    "Fatal error", "fatal error", "Precondition failed", "Assertion failed", "precondition failure",
+    "SWIFT TASK CONTINUATION MISUSE", "BUG IN CLIENT", "Unbalanced call", "API MISUSE",
+    "operations finished, executing or already in a queue",
+]
+
+/// libdispatch stops a program with a terse message; what each means for the learner.
+private let libdispatchTraps: [(String, String)] = [
+    ("__DISPATCH_WAIT_FOR_QUEUE__",
+     "libdispatch: `sync` onto a serial queue this thread is already running would wait for itself forever; libdispatch stops the program instead."),
+    ("dispatch_sync called on queue already owned by current thread",
+     "libdispatch: `sync` onto a serial queue this thread is already running would wait for itself forever; libdispatch stops the program instead."),
+    ("Unbalanced call to dispatch_group_leave",
+     "libdispatch: `leave()` was called more times than `enter()` on a DispatchGroup."),
+    ("Semaphore object deallocated while in use",
+     "libdispatch: a DispatchSemaphore was freed while its count was below its starting value (a `wait()` without its `signal()`)."),
+]

@@ -1,0 +1,60 @@
+import WorkbookCore
+
+/// The block that closes a run: every exercise checked, in the catalogue's order, with its
+/// status, then the one to do next — so a learner never scrolls through the workbook's own test
+/// output to find theirs.
+public struct VerdictSummary: Sendable {
+    public var verdicts: [String: Verdict.Status] = [:]
+    public var failedProperties: [String: String] = [:]
+
+    public init() {}
+
+    public mutating func record(_ verdict: Verdict) {
+        verdicts[verdict.exercise] = verdict.status
+        failedProperties[verdict.exercise] = verdict.failedProperty
+    }
+
+    public var isEmpty: Bool { verdicts.isEmpty }
+
+    /// `Exercises: 2 done, 1 failing, 6 not started`.
+    public func countLine(language: Language) -> String {
+        let all = Array(verdicts.values)
+        let done = all.filter { $0 == .done }.count
+        let failing = all.filter { $0 == .failing }.count
+        let notStarted = all.filter { $0 == .notStarted }.count
+        return Localized(
+            "Exercises: \(done) done, \(failing) failing, \(notStarted) not started",
+            ja: "演習: 完了 \(done)、失敗 \(failing)、未着手 \(notStarted)").text(language)
+    }
+
+    public func render(catalog: ExerciseCatalog, terminal: Terminal, language: Language) -> String {
+        func t(_ text: Localized) -> String { text.text(language) }
+        let rule = String(repeating: terminal.usesUnicode ? "─" : "-", count: min(terminal.width, 72))
+        var lines = ["", rule, t(Localized("Your exercises", ja: "あなたの演習"))]
+        let checked = catalog.exercises.filter { verdicts[$0.id] != nil }
+        let width = checked.map { displayWidth($0.id) }.max() ?? 0
+        for entry in checked {
+            guard let status = verdicts[entry.id] else { continue }
+            let padding = String(repeating: " ", count: width - displayWidth(entry.id))
+            let (mark, text, style): (String, Localized, Terminal.Style) = switch status {
+            case .done: ("✓", Localized("done", ja: "完了"), .green)
+            case .failing: ("✗", Localized("failing", ja: "失敗"), .red)
+            case .notStarted: ("◻", Localized("not started", ja: "未着手"), .dim)
+            }
+            let property = status == .failing ? failedProperties[entry.id].map { " (\($0))" } ?? "" : ""
+            lines.append(terminal.paint("  \(mark) \(entry.chapter)  \(entry.id)\(padding)  \(t(text))\(property)", style))
+        }
+        let unchecked = catalog.exercises.count - checked.count
+        if unchecked > 0 {
+            lines.append(terminal.paint(t(Localized("  (\(unchecked) more not checked in this run)", ja: "  （ほか \(unchecked) 件はこの実行では未チェック）")), .dim))
+        }
+        if let next = checked.first(where: { verdicts[$0.id] == .failing }) ?? checked.first(where: { verdicts[$0.id] != .done }) {
+            lines.append(t(Localized("Next: \(next.id) — \(next.file)", ja: "次: \(next.id) — \(next.file)")))
+            lines.append(t(Localized("      swift test --filter ExercisesTests.\(next.id)", ja: "      swift test --filter ExercisesTests.\(next.id)")))
+        } else if !checked.isEmpty {
+            lines.append(t(Localized("Everything checked here is done.", ja: "この実行でチェックした演習はすべて完了です。")))
+        }
+        lines.append(countLine(language: language))
+        return lines.joined(separator: "\n")
+    }
+}
