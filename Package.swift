@@ -41,6 +41,12 @@ let package = Package(
         .testTarget(name: "WorkbookExplorerTests", dependencies: ["WorkbookExplorer"]),
         .testTarget(name: "ExercisesTests", dependencies: ["WorkbookChecks"]),
         .testTarget(name: "SolutionsTests", dependencies: ["WorkbookChecks"]),
+        // The workbook's buggy variants, compiled with ThreadSanitizer like the learner's code, and
+        // the runner that checks them in a child process; CheckerTests expects each to fail.
+        .target(name: "CheckerVariants", dependencies: ["ExerciseKit", "WorkbookChecks"], path: "Tests/CheckerVariants",
+                swiftSettings: [.unsafeFlags(["-sanitize=thread"])]),
+        .executableTarget(name: "variant-runner", dependencies: ["CheckerVariants", "WorkbookChecks"], path: "Tests/VariantRunner",
+                          linkerSettings: [.unsafeFlags(["-sanitize=thread"])]),
         .testTarget(name: "CheckerTests", dependencies: ["WorkbookChecks", "ExerciseKit", "WorkbookExplorer"]),
         .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "WorkbookExplorer", "ch01-gcd", "ch02-operations", "ch03-threads"]),
     ]

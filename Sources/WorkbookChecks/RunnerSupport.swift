@@ -15,6 +15,70 @@ public struct CheckRegistration: Sendable {
     }
 }
 
+/// One of the workbook's buggy variants, registered with the property its check must name.
+/// `variant-runner` runs them the way `exercise-runner` runs a learner's answer.
+public struct VariantRegistration: Sendable {
+    /// Unique and stable: `SafeCounter.readThenWrite`.
+    public let name: String
+    public let exercise: String
+    /// What is wrong with it, as a phrase: "an increment that reads and writes in two blocks".
+    public let summary: String
+    /// The property id the verdict must name (`lost-update`, `data-race`, …).
+    public let breaks: String
+    public let run: @Sendable () -> CheckResult
+
+    public init(_ name: String, _ summary: String, breaks: String, run: @escaping @Sendable () -> CheckResult) {
+        self.name = name
+        self.exercise = String(name.prefix { $0 != "." })
+        self.summary = summary
+        self.breaks = breaks
+        self.run = run
+    }
+
+    public init(_ name: String, _ summary: String, breaks property: Property, run: @escaping @Sendable () -> CheckResult) {
+        self.init(name, summary, breaks: property.id, run: run)
+    }
+
+    /// `--list` prints one line per variant: name, exercise, property, summary, tab-separated.
+    public var listLine: String { [name, exercise, breaks, summary].joined(separator: "\t") }
+}
+
+/// The body of `exercise-runner` and `variant-runner`: parse the arguments, run the named check
+/// on a thread of its own while the main thread serves the main queue and run loop (an answer
+/// may deliver its completion on `DispatchQueue.main`), print the report and the verdict line,
+/// and exit with the verdict's code.
+public enum RunnerMain {
+    public static func run(program: String, listing: [String], checks: [String: @Sendable (Bool) -> CheckResult?]) -> Never {
+        let options: RunnerOptions
+        do {
+            options = try RunnerOptions.parse(Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            Console.error("\(program): \(error)")
+            exit(RunnerProtocol.usageExitCode)
+        }
+        if options.list {
+            Console.line(listing.joined(separator: "\n"))
+            exit(0)
+        }
+        guard let name = options.exercise, let check = checks[name] else {
+            Console.error("usage: \(program) <name> [--reference] [--color] [--unicode] [--width N] [--lang en|ja]; \(program) --list")
+            exit(RunnerProtocol.usageExitCode)
+        }
+        let checkThread = Thread {
+            guard let result = check(options.reference) else {
+                Console.error("\(program): \(name) has no reference")
+                exit(RunnerProtocol.usageExitCode)
+            }
+            if !RaceDetector.isActive { Console.line(RunnerProtocol.raceDetectorOffMarker) }
+            exit(RunnerOutput.print(result, exercise: name, options: options))
+        }
+        checkThread.name = "check"
+        checkThread.stackSize = 8 << 20
+        checkThread.start()
+        while true { _ = RunLoop.main.run(mode: .default, before: .distantFuture) }
+    }
+}
+
 /// `exercise-runner`'s arguments.
 public struct RunnerOptions: Sendable {
     public var exercise: String?

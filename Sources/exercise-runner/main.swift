@@ -39,31 +39,9 @@ let registrations: [CheckRegistration] = [
           reference: { TransfersCheck.run { Solutions.Transfers() } }),
 ]
 
-let options: RunnerOptions
-do {
-    options = try RunnerOptions.parse(Array(CommandLine.arguments.dropFirst()))
-} catch {
-    Console.error("exercise-runner: \(error)")
-    exit(RunnerProtocol.usageExitCode)
-}
-if options.list {
-    Console.line(registrations.map(\.id).joined(separator: "\n"))
-    exit(0)
-}
-guard let exercise = options.exercise, let registration = registrations.first(where: { $0.id == exercise }) else {
-    Console.error("usage: exercise-runner <\(registrations.map(\.id).joined(separator: "|"))> [--reference] [--color] [--unicode] [--width N] [--lang en|ja]")
-    exit(RunnerProtocol.usageExitCode)
-}
-
-// The check runs on a thread of its own while the main thread serves the main queue and run
-// loop: an answer may deliver its completion on `DispatchQueue.main`.
-let checkThread = Thread { [options] in
-    let result = options.reference ? registration.reference() : registration.learner()
-    if !RaceDetector.isActive { Console.line(RunnerProtocol.raceDetectorOffMarker) }
-    let code = RunnerOutput.print(result, exercise: exercise, options: options)
-    exit(code)
-}
-checkThread.name = "check"
-checkThread.stackSize = 8 << 20
-checkThread.start()
-while true { _ = RunLoop.main.run(mode: .default, before: .distantFuture) }
+RunnerMain.run(
+    program: RunnerProtocol.executableName,
+    listing: registrations.map(\.id),
+    checks: Dictionary(uniqueKeysWithValues: registrations.map { registration in
+        (registration.id, { @Sendable (reference: Bool) -> CheckResult? in reference ? registration.reference() : registration.learner() })
+    }))

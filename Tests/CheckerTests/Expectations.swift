@@ -1,20 +1,54 @@
+import Foundation
 import Testing
 import WorkbookChecks
 import WorkbookCore
 
-/// Expects `result` to be a failure of exactly `property`; on a mismatch the learner-facing
-/// report is attached, so a wrong reason is easy to read.
-func expect(_ result: CheckResult, toBreak property: Property, sourceLocation: SourceLocation = #_sourceLocation) {
-    switch result {
-    case .passed:
-        Issue.record("expected the check to fail with '\(property.id)', but it passed", sourceLocation: sourceLocation)
-    case let .failed(failure):
-        #expect(failure.property.id == property.id,
-                "failed for the wrong reason:\n\(Report.failed("variant", failure, terminal: .plain, language: .en))",
-                sourceLocation: sourceLocation)
-        #expect(!failure.observed.en.isEmpty && !failure.observed.ja.isEmpty, sourceLocation: sourceLocation)
+/// A buggy variant as listed by `variant-runner --list`.
+struct ListedVariant: Sendable, CustomTestStringConvertible {
+    let name: String
+    let exercise: String
+    let breaks: String
+    let summary: String
+
+    var testDescription: String { "\(exercise): \(summary) → \(breaks)" }
+
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Asks `variant-runner` for its list (this target cannot link the variants: they are
+    /// compiled with ThreadSanitizer and run only in that child process).
+    static func all() -> [ListedVariant] {
+        guard let runner = ChildProcess.sibling(named: "variant-runner"),
+              let outcome = try? ChildProcess(executable: runner, arguments: ["--list"]).run(timeoutSeconds: 20) else { return [] }
+        return outcome.standardOutput.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 4 else { return nil }
+            return ListedVariant(name: fields[0], exercise: fields[1], breaks: fields[2], summary: fields[3])
+        }
     }
 }
 
-/// Answers known to deadlock fail sooner with this.
-let shortDeadline = CheckOptions(deadlockSeconds: 1)
+@Suite("Each check rejects its buggy variants, for the right reason")
+struct VariantsAreRejected {
+    static let variants = ListedVariant.all()
+
+    @Test("the variant fails with the property it was written to break", arguments: variants)
+    func rejected(variant: ListedVariant) throws {
+        let runner = try #require(ChildProcess.sibling(named: "variant-runner"))
+        let catalog = try ExerciseCatalog.load(packageRoot: ListedVariant.packageRoot)
+        let checker = ExerciseChecker(packageRoot: ListedVariant.packageRoot, catalog: catalog, runner: runner, terminal: .plain, language: .en)
+        let verdict = checker.checkVariant(variant.name, exercise: variant.exercise)
+        #expect(verdict.status == .failing, "\(variant.name) passed:\n\(verdict.report)")
+        #expect(verdict.failedProperty == variant.breaks,
+                "\(variant.name) failed for the wrong reason (\(verdict.failedProperty ?? "none")):\n\(verdict.report)")
+    }
+
+    @Test("every exercise has at least 8 variants")
+    func enoughVariants() throws {
+        let catalog = try ExerciseCatalog.load(packageRoot: ListedVariant.packageRoot)
+        for entry in catalog.exercises {
+            let count = Self.variants.filter { $0.exercise == entry.id }.count
+            #expect(count >= 8, "\(entry.id) has \(count) buggy variants; it needs at least 8")
+        }
+    }
+}

@@ -42,10 +42,24 @@ public struct ExerciseChecker: Sendable {
                     details: found.map { "\(file):\($0.line): \($0.spelling)" }, entry: entry)
             }
         }
-        var arguments = [exercise, "--lang", language.rawValue, "--width", String(terminal.width)]
+        var arguments = [exercise]
+        if reference { arguments.append("--reference") }
+        return run(arguments, exercise: exercise, entry: entry, file: file, learnerFolder: reference ? "exercises/Solutions/" : "exercises/Exercises/")
+    }
+
+    /// Checks one of the workbook's buggy variants (`variant-runner`, the same path as a
+    /// learner's answer): the verdict must name the property the variant was written to break.
+    public func checkVariant(_ name: String, exercise: String) -> Verdict {
+        guard let entry = catalog.entry(exercise) else {
+            return fail(name, VerdictProperty.runner, reason: Localized("no exercise '\(exercise)'", ja: "演習 '\(exercise)' がありません"), details: [], entry: nil)
+        }
+        return run([name], exercise: name, entry: entry, file: entry.file, learnerFolder: "Tests/CheckerVariants/")
+    }
+
+    private func run(_ head: [String], exercise: String, entry: ExerciseCatalog.Entry, file: String, learnerFolder: String) -> Verdict {
+        var arguments = head + ["--lang", language.rawValue, "--width", String(terminal.width)]
         if terminal.usesColor { arguments.append("--color") }
         if terminal.usesUnicode { arguments.append("--unicode") }
-        if reference { arguments.append("--reference") }
         let outcome: ChildProcess.Outcome
         do {
             outcome = try ChildProcess(executable: runner, arguments: arguments, environment: Self.runnerEnvironment())
@@ -54,19 +68,20 @@ public struct ExerciseChecker: Sendable {
             return fail(exercise, VerdictProperty.runner, reason: Localized(
                 "could not start \(runner.path): \(error)", ja: "\(runner.path) を起動できませんでした: \(error)"), details: [], entry: entry)
         }
-        return verdict(exercise, entry: entry, file: file, outcome: outcome)
+        return verdict(exercise, entry: entry, file: file, outcome: outcome, learnerFolder: learnerFolder)
     }
 
     /// Maps the runner's exit and output to a verdict. ThreadSanitizer's findings come first:
     /// a race is the bug even when the check's own properties happened to hold.
-    func verdict(_ exercise: String, entry: ExerciseCatalog.Entry, file: String, outcome: ChildProcess.Outcome) -> Verdict {
+    func verdict(_ exercise: String, entry: ExerciseCatalog.Entry, file: String, outcome: ChildProcess.Outcome,
+                 learnerFolder: String = "exercises/Exercises/") -> Verdict {
         let lines = outcome.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let report = lines.filter { !$0.hasPrefix(RunnerProtocol.verdictMarker) && !$0.hasPrefix(NotStarted.marker)
             && !$0.hasPrefix(RunnerProtocol.raceDetectorOffMarker) }
             .joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
         let marker = lines.last { $0.hasPrefix(RunnerProtocol.verdictMarker) }?.split(separator: " ").map(String.init) ?? []
 
-        if let sanitizer = SanitizerReport.first(in: outcome.standardError) {
+        if let sanitizer = SanitizerReport.first(in: outcome.standardError, learnerFolder: learnerFolder) {
             let (property, reason, details) = describe(sanitizer)
             return fail(exercise, property, reason: reason, details: details, entry: entry)
         }

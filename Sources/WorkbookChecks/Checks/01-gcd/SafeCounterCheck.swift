@@ -3,6 +3,9 @@ import WorkbookCore
 
 /// Checks exercise 01-gcd/SafeCounter on real threads.
 ///
+/// 0. No data race: two threads take turns calling every method (`runInTurns`), so a read or a
+///    write of `counts` outside the queue is an unordered pair that ThreadSanitizer reports,
+///    every run, without the calls ever overlapping.
 /// 1. Reads see prior writes: four threads each increment their own page and read it back at
 ///    once; a read that misses the thread's own increment is a stale read.
 /// 2. No lost update: up to twenty rounds of four threads incrementing two shared pages 5,000
@@ -27,10 +30,38 @@ public enum SafeCounterCheck {
     static let incrementsPerThread = 5_000
 
     public static func run(_ make: @escaping @Sendable () -> any SafeCounterProtocol, options: CheckOptions = .init()) -> CheckResult {
-        if let failure = checkReadsSeeWrites(make(), options: options) ?? checkNoLostUpdate(make, options: options) {
+        if let failure = probeRaces(make, options: options)
+            ?? checkReadsSeeWrites(make(), options: options) ?? checkNoLostUpdate(make, options: options) {
             return .failed(failure)
         }
         return .passed(properties)
+    }
+
+    /// Every method from two threads in turn; with TSan on, an unguarded access stops the run here.
+    static func probeRaces(_ make: @escaping @Sendable () -> any SafeCounterProtocol, options: CheckOptions) -> CheckFailure? {
+        // Warm up on this thread first: the first call of a generic function fills the Swift
+        // runtime's caches under its own locks, and a lock both probe threads take would order
+        // their calls for TSan and hide the race.
+        let warm = make()
+        guard returnsWithin(seconds: options.deadlockSeconds, {
+            warm.increment("home"); _ = warm.count(of: "home"); _ = warm.snapshot()
+        }) else { return .deadlock(trace: Trace(), options: options, doing: "increment / count(of:) / snapshot()") }
+        let counter = make()
+        let trace = Trace()
+        let calls: [(thread: Int, label: String, body: @Sendable () -> Void)] = [
+            (0, "increment(\"home\")", { counter.increment("home") }),
+            (1, "count(of: \"home\")", { _ = counter.count(of: "home") }),
+            (1, "increment(\"home\")", { counter.increment("home") }),
+            (0, "snapshot()", { _ = counter.snapshot() }),
+            (0, "increment(\"about\")", { counter.increment("about") }),
+            (1, "snapshot()", { _ = counter.snapshot() }),
+            (0, "count(of: \"about\")", { _ = counter.count(of: "about") }),
+        ]
+        let stuck = runInTurns(threads: 2, deadlineSeconds: options.deadlockSeconds, steps: calls.map { call in
+            (call.thread, { trace.span(call.label) { call.body() } })
+        })
+        guard let stuck else { return nil }
+        return .deadlock(trace: trace, options: options, doing: calls[stuck].label)
     }
 
     static func checkReadsSeeWrites(_ counter: any SafeCounterProtocol, options: CheckOptions) -> CheckFailure? {

@@ -1,0 +1,43 @@
+import WorkbookChecks
+
+/// Chapter 01's buggy variants and the property each check must name.
+let variants01: [VariantRegistration] = [
+    .init("SafeCounter.readThenWrite", "an increment that reads and writes in two blocks", breaks: SafeCounterCheck.noLostUpdate) {
+        SafeCounterCheck.run { ReadThenWriteCounter() }
+    },
+    .init("SafeCounter.publishedCopy", "reads from a copy published later", breaks: SafeCounterCheck.readsSeeWrites) {
+        SafeCounterCheck.run { PublishedCopyCounter() }
+    },
+    .init("SafeCounter.neverSignalled", "an increment that blocks forever", breaks: .finishes) {
+        SafeCounterCheck.run({ NeverSignalledCounter() }, options: shortDeadline)
+    },
+
+    .init("ReadersWriters.noBarrier", "writes without a barrier", breaks: ReadersWritersCheck.writeAlone) {
+        ReadersWritersCheck.run { NoBarrierStore(storage: $0) }
+    },
+    .init("ReadersWriters.serialQueue", "a serial queue", breaks: ReadersWritersCheck.readsOverlap) {
+        ReadersWritersCheck.run { SerialQueueStore(storage: $0) }
+    },
+    .init("ReadersWriters.detouredWrite", "a write detoured through a global queue", breaks: ReadersWritersCheck.readAfterWrite) {
+        ReadersWritersCheck.run { DetouredWriteStore(storage: $0) }
+    },
+
+    .init("FanOut.noLimit", "no semaphore", breaks: FanOutCheck.withinLimit) {
+        FanOutCheck.run { FanOutVariant { $0.limitsInFlight = false } }
+    },
+    .init("FanOut.appendsOnArrival", "results appended as they arrive", breaks: FanOutCheck.resultsInOrder) {
+        FanOutCheck.run { FanOutVariant { $0.storesByIndex = false } }
+    },
+    .init("FanOut.notifiesEarly", "notify registered before any enter", breaks: FanOutCheck.completionAfterAll) {
+        FanOutCheck.run { FanOutVariant { $0.notifiesBeforeStarting = true } }
+    },
+    .init("FanOut.missingLeave", "no leave on a failed fetch", breaks: .finishes) {
+        FanOutCheck.run({ FanOutVariant { $0.leavesOnFailure = false } }, options: shortDeadline)
+    },
+    .init("FanOut.sequential", "waiting for each reply before the next fetch", breaks: FanOutCheck.usesConcurrency) {
+        FanOutCheck.run { FanOutVariant { $0.waitsForEachReply = true } }
+    },
+    .init("FanOut.doubleCompletion", "completion called twice", breaks: FanOutCheck.completionOnce) {
+        FanOutCheck.run { DoubleCompletionFanOut() }
+    },
+]

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs checks through the learner's path, straight from the built runners, and prints one verdict
+# per run: the reference solutions, the buggy variants, or answer files copied over a stub.
+#   scripts/verdicts.sh reference [NAME-REGEX] [--runs N] [--busy]
+#   scripts/verdicts.sh variants  [NAME-REGEX] [--runs N] [--busy]
+# Each line: name, then the verdicts of its runs (done / failing:<property> / not-started / exit:<code>).
+# Uses the same ThreadSanitizer options as ExerciseChecker (Sources/WorkbookChecks/Verdicts).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode="${1:-}"; shift || true
+pattern="." runs=1 busy=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --runs) shift; runs="$1" ;;
+        --busy) busy=1 ;;
+        *) pattern="$1" ;;
+    esac
+    shift
+done
+case "$mode" in
+    reference) runner=.build/debug/exercise-runner; names=$($runner --list); extra=--reference ;;
+    variants) runner=.build/debug/variant-runner; names=$($runner --list | cut -f1); extra= ;;
+    *) echo "usage: $0 reference|variants [NAME-REGEX] [--runs N] [--busy]" >&2; exit 2 ;;
+esac
+export TSAN_OPTIONS="halt_on_error=1:exitcode=66:detect_deadlocks=0:report_thread_leaks=0:report_signal_unsafe=0:history_size=4"
+export SWIFT_BACKTRACE="enable=yes,interactive=no,threads=crashed,registers=none,images=none,limit=24"
+if [ "$busy" -eq 1 ]; then ( while :; do :; done ) & hog=$!; trap 'kill $hog 2>/dev/null' EXIT; fi
+for name in $(echo "$names" | grep -E "$pattern"); do
+    line="$name:"
+    for _ in $(seq 1 "$runs"); do
+        out=$(timeout 10 "$runner" "$name" $extra 2>/tmp/verdicts-stderr); code=$?
+        if grep -q "WARNING: ThreadSanitizer" /tmp/verdicts-stderr; then v="failing:data-race"
+        elif [ $code -eq 0 ]; then v=done
+        elif [ $code -eq 3 ]; then v=not-started
+        elif [ $code -eq 1 ]; then v="failing:$(echo "$out" | grep WORKBOOK-VERDICT | awk '{print $3}')"
+        else v="exit:$code"; fi
+        line="$line $v"
+    done
+    echo "$line"
+done
