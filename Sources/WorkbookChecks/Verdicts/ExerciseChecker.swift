@@ -145,33 +145,54 @@ public struct ExerciseChecker: Sendable {
     /// A ThreadSanitizer finding in the learner's words: both places, their source lines, and
     /// the variable they share when the two lines name one.
     func describe(_ report: SanitizerReport) -> (property: String, reason: Localized, details: [String]) {
-        let places = report.accesses.compactMap(\.place)
+        let variable = sharedVariable(report.accesses.compactMap(\.place))
         var details: [String] = []
         for access in report.accesses {
             let verb = access.isWrite ? Localized("written", ja: "書き込み") : Localized("read", ja: "読み取り")
             let thread = access.thread
             guard let place = access.place else {
-                details.append(t(Localized("\(verb.en) by \(thread), outside your file (a library call you made)",
+                details.append(t(Localized("\(verb.en) by \(thread), outside your file (in a library call you made)",
                                            ja: "\(thread) が\(verb.ja)（あなたのファイルの外、呼び出したライブラリの中）")))
                 continue
             }
-            let line = place.line.map { ":\($0)" } ?? ""
-            details.append(t(Localized("\(verb.en) at \(place.file)\(line) in \(place.function), by \(thread)",
-                                       ja: "\(place.file)\(line) の \(place.function) で\(verb.ja)（\(thread)）")))
-            if let text = sourceLine(place) { details.append("    " + text) }
+            // TSan may give no line for a closure's frame; the function's body line that names
+            // the shared variable is the best stand-in, marked "near".
+            let (line, exact) = place.line.map { ($0, true) } ?? (nearestLine(in: place, mentioning: variable).map { ($0, false) } ?? (nil, false))
+            let at = line.map { exact ? ":\($0)" : Localized(" near line \($0)", ja: " の \($0) 行付近").text(language) } ?? ""
+            details.append(t(Localized("\(verb.en) at \(place.file)\(at) in \(place.function), by \(thread)",
+                                       ja: "\(place.file)\(at) の \(place.function) で\(verb.ja)（\(thread)）")))
+            if let line, let text = sourceLine(place.file, line) { details.append("    " + text) }
         }
         guard report.isDataRace else {
-            let where_ = report.learnerPlaces.first.map { "\($0.file):\($0.line.map(String.init) ?? "?") in \($0.function)" } ?? "?"
+            let place = report.learnerPlaces.first.map { "\($0.file):\($0.line.map(String.init) ?? "?") in \($0.function)" } ?? "?"
             return (VerdictProperty.sanitizer, Localized(
-                "ThreadSanitizer stopped the run: \(report.kind), at \(where_).",
-                ja: "ThreadSanitizer が実行を止めました: \(report.kind)（\(where_)）。"), details)
+                "ThreadSanitizer stopped the run: \(report.kind), at \(place).",
+                ja: "ThreadSanitizer が実行を止めました: \(report.kind)（\(place)）。"), details)
         }
-        let variable = sharedVariable(places).map { " on `\($0)`" } ?? ""
-        let variableJa = sharedVariable(places).map { "`\($0)` の" } ?? ""
+        let on = variable.map { " on `\($0)`" } ?? ""
+        let onJa = variable.map { "`\($0)` の" } ?? ""
         return (VerdictProperty.dataRace, Localized(
-            "data race\(variable): two threads touched the same memory, at least one writing, and nothing ordered the two accesses (no lock, queue, semaphore or thread start between them). ThreadSanitizer saw it happen:",
-            ja: "\(variableJa)データ競合: 2 つのスレッドが同じメモリに触れ、少なくとも一方は書き込みで、2 つのアクセスの間に順序付け（ロック、キュー、セマフォ、スレッド開始）がありませんでした。ThreadSanitizer が実際に観測しました:"),
+            "data race\(on): two threads touched the same memory, at least one writing, and nothing ordered the two accesses (no lock, queue, semaphore or thread start between them). ThreadSanitizer saw it happen:",
+            ja: "\(onJa)データ競合: 2 つのスレッドが同じメモリに触れ、少なくとも一方は書き込みで、2 つのアクセスの間に順序付け（ロック、キュー、セマフォ、スレッド開始）がありませんでした。ThreadSanitizer が実際に観測しました:"),
             details)
+    }
+
+    /// For a frame without a line: the first line of the function's body (from its `func` to the
+    /// next `func`) that names `variable`, else the `func` line itself.
+    func nearestLine(in place: SanitizerReport.Place, mentioning variable: String?) -> Int? {
+        guard let lines = sourceLines(place.file) else { return nil }
+        // "closure in SafeCounter.increment(String)" → "increment"
+        let qualified = place.function.components(separatedBy: " in ").last ?? place.function
+        let beforeParenthesis = qualified.prefix { $0 != "(" }
+        guard let name = beforeParenthesis.split(separator: ".").last.map(String.init), !name.isEmpty else { return nil }
+        guard let declaration = lines.firstIndex(where: { $0.range(of: "func \(name)\\b", options: .regularExpression) != nil }) else { return nil }
+        if let variable {
+            for index in (declaration + 1)..<lines.count {
+                if lines[index].contains("func ") { break }
+                if lines[index].range(of: "\\b\(variable)\\b", options: .regularExpression) != nil { return index + 1 }
+            }
+        }
+        return declaration + 1
     }
 
     private func sourceLines(_ file: String) -> [String]? {
@@ -179,8 +200,8 @@ public struct ExerciseChecker: Sendable {
         return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
-    private func sourceLine(_ place: SanitizerReport.Place) -> String? {
-        guard let number = place.line, let lines = sourceLines(place.file), number >= 1, number <= lines.count else { return nil }
+    private func sourceLine(_ file: String, _ number: Int) -> String? {
+        guard let lines = sourceLines(file), number >= 1, number <= lines.count else { return nil }
         return "\(number) | " + lines[number - 1].trimmingCharacters(in: .whitespaces)
     }
 
@@ -210,7 +231,7 @@ public struct ExerciseChecker: Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=yes,interactive=no,threads=crashed,registers=none,images=none,limit=24"
         var options = ["halt_on_error=1", "exitcode=66", "detect_deadlocks=0", "report_thread_leaks=0",
-                       "report_signal_unsafe=0", "history_size=4"]
+                       "report_signal_unsafe=0", "history_size=7"]
         if let symbolizer = symbolizerPath(environment) { options.append("external_symbolizer_path=\(symbolizer)") }
         if let existing = environment["TSAN_OPTIONS"], !existing.isEmpty { options.append(existing) }
         environment["TSAN_OPTIONS"] = options.joined(separator: ":")
