@@ -24,7 +24,7 @@ fi
 failures=0
 for i in $(seq 1 "$runs"); do
     log=$(mktemp)
-    if swift test --skip-build --filter "$filter" >"$log" 2>&1; then
+    if WORKBOOK_SELF_TEST=1 swift test --skip-build --filter "$filter" >"$log" 2>&1; then
         printf '.'
     else
         failures=$((failures + 1))

@@ -5,14 +5,21 @@ import WorkbookCore
 /// learner's type or on the reference solution.
 public struct CheckRegistration: Sendable {
     public let id: String
+    /// Every property the check can name (`--properties` lists them; the docs and hints must
+    /// cover each one).
+    public let properties: [Property]
     public let learner: @Sendable () -> CheckResult
     public let reference: @Sendable () -> CheckResult
 
-    public init(_ id: String, learner: @escaping @Sendable () -> CheckResult, reference: @escaping @Sendable () -> CheckResult) {
+    public init(_ id: String, properties: [Property], learner: @escaping @Sendable () -> CheckResult, reference: @escaping @Sendable () -> CheckResult) {
         self.id = id
+        self.properties = properties
         self.learner = learner
         self.reference = reference
     }
+
+    /// `--properties` prints one line per exercise: the id, a tab, the property ids.
+    public var propertiesLine: String { id + "\t" + properties.map(\.id).joined(separator: ",") }
 }
 
 /// One of the workbook's buggy variants, registered with the property its check must name.
@@ -48,7 +55,8 @@ public struct VariantRegistration: Sendable {
 /// may deliver its completion on `DispatchQueue.main`), print the report and the verdict line,
 /// and exit with the verdict's code.
 public enum RunnerMain {
-    public static func run(program: String, listing: [String], checks: [String: @Sendable (Bool) -> CheckResult?]) -> Never {
+    public static func run(program: String, listing: [String], propertyListing: [String] = [],
+                           checks: [String: @Sendable (Bool) -> CheckResult?]) -> Never {
         let options: RunnerOptions
         do {
             options = try RunnerOptions.parse(Array(CommandLine.arguments.dropFirst()))
@@ -56,8 +64,8 @@ public enum RunnerMain {
             Console.error("\(program): \(error)")
             exit(RunnerProtocol.usageExitCode)
         }
-        if options.list {
-            Console.line(listing.joined(separator: "\n"))
+        if options.list || options.properties {
+            Console.line((options.list ? listing : propertyListing).joined(separator: "\n"))
             exit(0)
         }
         guard let name = options.exercise, let check = checks[name] else {
@@ -83,6 +91,7 @@ public enum RunnerMain {
 public struct RunnerOptions: Sendable {
     public var exercise: String?
     public var list = false
+    public var properties = false
     public var reference = false
     public var terminal = Terminal.plain
     public var language = Language.fromEnvironment()
@@ -99,6 +108,7 @@ public struct RunnerOptions: Sendable {
         while let argument = rest.popFirst() {
             switch argument {
             case "--list": options.list = true
+            case "--properties": options.properties = true
             case "--reference": options.reference = true
             case "--color": options.terminal.usesColor = true
             case "--unicode": options.terminal.usesUnicode = true

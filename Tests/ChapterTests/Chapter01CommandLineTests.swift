@@ -3,7 +3,7 @@ import Testing
 import WorkbookCore
 @testable import ch01_gcd
 
-@Suite("Chapter 1 on the command line")
+@Suite("Chapter 1 on the command line", .workbookSelfTest)
 struct Chapter01CommandLineTests {
     @Test("--lang ja --list lists the scenarios in Japanese")
     func japaneseList() throws {

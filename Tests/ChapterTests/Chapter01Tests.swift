@@ -5,7 +5,7 @@ import WorkbookCore
 
 private func scenario(_ slug: String) -> Scenario { Chapter01.chapter.scenario(slug) }
 
-@Suite("Chapter 1: GCD & QoS")
+@Suite("Chapter 1: GCD & QoS", .workbookSelfTest)
 struct Chapter01Tests {
     @Test("the scenarios keep the numbers the chapter text uses")
     func numbering() {

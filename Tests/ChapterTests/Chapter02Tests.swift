@@ -4,7 +4,7 @@ import WorkbookCore
 
 private func scenario(_ slug: String) -> Scenario { Chapter02.chapter.scenario(slug) }
 
-@Suite("Chapter 2: Operation dependencies")
+@Suite("Chapter 2: Operation dependencies", .workbookSelfTest)
 struct Chapter02Tests {
     @Test("the scenarios keep the numbers the chapter text uses")
     func numbering() {

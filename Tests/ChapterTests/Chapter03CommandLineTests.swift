@@ -1,6 +1,6 @@
 import Testing
 
-@Suite("Chapter 3 on the command line")
+@Suite("Chapter 3 on the command line", .workbookSelfTest)
 struct Chapter03CommandLineTests {
     @Test("--lang ja --list lists the scenarios in Japanese")
     func japaneseList() throws {

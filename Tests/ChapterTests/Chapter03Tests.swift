@@ -4,7 +4,7 @@ import WorkbookCore
 
 private func scenario(_ slug: String) -> Scenario { Chapter03.chapter.scenario(slug) }
 
-@Suite("Chapter 3: Thread")
+@Suite("Chapter 3: Thread", .workbookSelfTest)
 struct Chapter03Tests {
     @Test("the scenarios keep the numbers the chapter text uses")
     func numbering() {

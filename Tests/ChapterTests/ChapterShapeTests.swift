@@ -2,7 +2,7 @@ import Testing
 import WorkbookCore
 
 /// What every chapter promises, whichever chapter it is.
-@Suite("Every chapter")
+@Suite("Every chapter", .workbookSelfTest)
 struct ChapterShapeTests {
     @Test("every scenario runs with default knobs and records at least one event", arguments: allScenarios)
     func runsWithDefaults(_ name: ScenarioName) async throws {

@@ -70,7 +70,7 @@ enum ChapterTexts {
     }
 }
 
-@Suite("Chapter texts")
+@Suite("Chapter texts", .workbookSelfTest)
 struct ChapterTextTests {
     @Test("every chapter text exists in English and Japanese, with the same headings and code blocks")
     func bothLanguages() throws {

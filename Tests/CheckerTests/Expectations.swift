@@ -28,7 +28,7 @@ struct ListedVariant: Sendable, CustomTestStringConvertible {
     }
 }
 
-@Suite("Each check rejects its buggy variants, for the right reason")
+@Suite("Each check rejects its buggy variants, for the right reason", .workbookSelfTest)
 struct VariantsAreRejected {
     static let variants = ListedVariant.all()
 

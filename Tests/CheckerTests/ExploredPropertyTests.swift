@@ -38,7 +38,7 @@ let noLostDeposit = Property(
     name: Localized("no lost deposit", ja: "入金が失われない"),
     rule: Localized("Two deposits of 10 leave a balance of 20.", ja: "10 の入金 2 回で残高は 20 になる。"))
 
-@Suite("An explored property")
+@Suite("An explored property", .workbookSelfTest)
 struct ExploredPropertyTests {
     @Test("rejects a deposit split across await, with the schedule, a replay token and a tally, in under 2 s")
     func rejectsSplitDeposit() throws {
@@ -80,7 +80,7 @@ struct ExploredPropertyTests {
     }
 }
 
-@Test func printExploredReport() throws {
+@Test(.workbookSelfTest) func printExploredReport() throws {
     guard ProcessInfo.processInfo.environment["SHOW_REPORT"] != nil else { return }
     let failure = try #require(checkExplored(noLostDeposit, observed: { Localized("A deposit was lost: \($0).", ja: "入金が失われました: \($0)。") },
                                              classify: { $0 == "balance=20" ? .acceptable : .forbidden }) {

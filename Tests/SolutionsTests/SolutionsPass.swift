@@ -7,7 +7,7 @@ import WorkbookCore
 /// in a child process, under ThreadSanitizer, read by the verdict library — every time. This
 /// proves the path with correct answers: a check or a probe that raced, hung or crashed on
 /// correct code would fail here.
-@Suite("Reference solutions pass")
+@Suite("Reference solutions pass", .workbookSelfTest)
 struct ReferenceSolutionsPass {
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -33,16 +33,18 @@ public struct VerdictSummary: Sendable {
         var lines = ["", rule, t(Localized("Your exercises", ja: "あなたの演習"))]
         let checked = catalog.exercises.filter { verdicts[$0.id] != nil }
         let width = checked.map { displayWidth($0.id) }.max() ?? 0
+        let chapterWidth = checked.map { displayWidth($0.chapter) }.max() ?? 0
         for entry in checked {
             guard let status = verdicts[entry.id] else { continue }
             let padding = String(repeating: " ", count: width - displayWidth(entry.id))
+            let chapterPadding = String(repeating: " ", count: chapterWidth - displayWidth(entry.chapter))
             let (mark, text, style): (String, Localized, Terminal.Style) = switch status {
             case .done: ("✓", Localized("done", ja: "完了"), .green)
             case .failing: ("✗", Localized("failing", ja: "失敗"), .red)
             case .notStarted: ("◻", Localized("not started", ja: "未着手"), .dim)
             }
             let property = status == .failing ? failedProperties[entry.id].map { " (\($0))" } ?? "" : ""
-            lines.append(terminal.paint("  \(mark) \(entry.chapter)  \(entry.id)\(padding)  \(t(text))\(property)", style))
+            lines.append(terminal.paint("  \(mark) \(entry.chapter)\(chapterPadding)  \(entry.id)\(padding)  \(t(text))\(property)", style))
         }
         let unchecked = catalog.exercises.count - checked.count
         if unchecked > 0 {

@@ -11,7 +11,7 @@ import ExerciseKit
 // what is in flight), `DispatchGroup` (know when all are back), a serial queue or lock (store
 // the results safely).
 //
-// Check your answer:   swift test --filter FanOut
+// Check your answer:   swift test --filter ExercisesTests.FanOut
 // Stuck?               a failing check prints a hint; all hints: exercises/exercises.json
 
 public final class FanOut: FanOutProtocol {

@@ -12,7 +12,7 @@ import ExerciseKit
 //   - no read runs while a write runs, and no two writes run at once;
 //   - a read after a write, on the same thread, returns what was written.
 //
-// Check your answer:   swift test --filter ReadersWriters
+// Check your answer:   swift test --filter ExercisesTests.ReadersWriters
 // Stuck?               a failing check prints a hint; all hints: exercises/exercises.json
 
 public final class ReadersWriters: ReadersWritersProtocol {

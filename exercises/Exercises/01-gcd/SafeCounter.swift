@@ -10,7 +10,7 @@ import ExerciseKit
 // Protect `counts` with one serial `DispatchQueue`: every read and every write of `counts`
 // happens inside a block on that queue.
 //
-// Check your answer:   swift test --filter SafeCounter
+// Check your answer:   swift test --filter ExercisesTests.SafeCounter
 // Stuck?               a failing check prints a hint; all hints: exercises/exercises.json
 
 /// `@unchecked Sendable`: the compiler cannot see that a queue protects `counts`, so you promise

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+@testable import WorkbookChecks
+import WorkbookCore
+
+/// The verdict library: what a learner is told for each way a run can end.
+@Suite("Verdicts", .workbookSelfTest)
+struct VerdictTests {
+    /// A report as TSan printed it for a SafeCounter that read `counts` outside its queue.
+    static let raceReport = """
+    ==================
+    WARNING: ThreadSanitizer: Swift access race (pid=3612)
+      Read of size 8 at 0x720800000478 by thread T2:
+        #0 $s9Exercises11SafeCounterC5count2ofSiSS_tF /work/main/exercises/Exercises/01-gcd/SafeCounter.swift:15:15 (exercise-runner+0x12d38a) (BuildId: 2ee9)
+        #1 $s9Exercises11SafeCounterC11ExerciseKit0bC8ProtocolAadEP5count2ofSiSS_tFTW /<compiler-generated> (exercise-runner+0x12cae3) (BuildId: 2ee9)
+
+      Previous modifying access of Swift variable at 0x720800000478 by thread T1:
+        #0 $s9Exercises11SafeCounterC9incrementyySSFyyXEfU_ /work/main/exercises/Exercises/01-gcd/SafeCounter.swift (exercise-runner+0x12c67c) (BuildId: 2ee9)
+        #1 $sIg_Ieg_TRTA Wrapper.swift.o (libswiftDispatch.so+0x2122b) (BuildId: 8e4d)
+
+      Location is heap block of size 32 at 0x720800000460 allocated by main thread:
+        #0 malloc tsan_interceptors_posix.cpp:686:5 (exercise-runner+0x972c0) (BuildId: 2ee9)
+
+    SUMMARY: ThreadSanitizer: Swift access race /work/main/exercises/Exercises/01-gcd/SafeCounter.swift:15:15 in $s9Exercises11SafeCounterC5count2ofSiSS_tF
+    ==================
+    """
+
+    static let racySource = """
+    public final class SafeCounter: SafeCounterProtocol, @unchecked Sendable {
+        private let queue = DispatchQueue(label: "counter")
+        private var counts: [String: Int] = [:]
+
+        public init() {}
+
+        public func increment(_ page: String) {
+            queue.async {
+                self.counts[page, default: 0] += 1
+            }
+        }
+
+        public func count(of page: String) -> Int {
+            // The bug: no queue here.
+            counts[page, default: 0]
+        }
+    }
+    """
+
+    @Test("a TSan report is read as two accesses in the learner's file, with their functions")
+    func parsesRace() throws {
+        let report = try #require(SanitizerReport.first(in: "noise\n" + Self.raceReport))
+        #expect(report.kind == "Swift access race")
+        #expect(report.isDataRace)
+        #expect(report.accesses.count == 2)
+        #expect(report.accesses[0].place == .init(file: "exercises/Exercises/01-gcd/SafeCounter.swift", line: 15, function: "SafeCounter.count(of: String)"))
+        #expect(report.accesses[0].isWrite == false)
+        #expect(report.accesses[1].isWrite)
+        #expect(report.accesses[1].place?.line == nil)
+        #expect(report.accesses[1].place?.function == "closure in SafeCounter.increment(String)")
+        #expect(SanitizerReport.first(in: "no report here") == nil)
+    }
+
+    @Test("the data-race verdict names the variable, both places and their lines")
+    func describesRace() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("verdict-\(UUID())")
+        let file = folder.appendingPathComponent("exercises/Exercises/01-gcd/SafeCounter.swift")
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Self.racySource.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let checker = ExerciseChecker(packageRoot: folder, catalog: ReferenceCatalog.catalog, runner: folder, terminal: .plain, language: .en)
+        let (property, reason, details) = checker.describe(try #require(SanitizerReport.first(in: Self.raceReport)))
+        #expect(property == VerdictProperty.dataRace)
+        #expect(reason.en.hasPrefix("data race on `counts`"))
+        #expect(details.contains("read at exercises/Exercises/01-gcd/SafeCounter.swift:15 in SafeCounter.count(of: String), by thread T2"))
+        #expect(details.contains { $0.contains("written at exercises/Exercises/01-gcd/SafeCounter.swift near line 9 in closure in SafeCounter.increment(String)") })
+        #expect(details.contains("    15 | counts[page, default: 0]"))
+        #expect(!reason.ja.isEmpty)
+    }
+
+    @Test("a crash keeps the runtime's message whole, Precondition failed included")
+    func keepsPreconditionMessages() {
+        let messages = runtimeMessages("""
+        exercises/Exercises/03-threads/Worker.swift:40: Precondition failed: join() twice
+        *** Program crashed: Illegal instruction at 0x0000 ***
+        Thread 3 "worker" crashed:
+        0  0x0000 closure in Worker.start() + 12 in exercise-runner at /w/exercises/Exercises/03-threads/Worker.swift:40:9
+        1  0x0001 start_thread in libc.so.6
+        """)
+        #expect(messages.contains("exercises/Exercises/03-threads/Worker.swift:40: Precondition failed: join() twice"))
+        #expect(messages.contains { $0.contains("Worker.swift:40:9") })
+        #expect(!messages.contains { $0.contains("start_thread") })
+    }
+
+    @Test("the hint for the property that failed comes first")
+    func hintsByProperty() throws {
+        let entry = try #require(ReferenceCatalog.catalog.exercises.first { entry in entry.hints.contains { !$0.properties.isEmpty } })
+        let keyed = try #require(entry.hints.first { !$0.properties.isEmpty })
+        #expect(entry.hints(after: keyed.properties[0]).first?.en == keyed.en)
+        #expect(entry.hints(after: nil).first?.en == entry.hints.first?.en)
+        #expect(entry.hints(after: "no-such-property").map(\.en) == entry.hints.map(\.en))
+    }
+
+    @Test("the closing block lists what was checked, names the next exercise and ends with the count")
+    func summary() {
+        var summary = VerdictSummary()
+        let catalog = ReferenceCatalog.catalog
+        let ids = catalog.exercises.map(\.id)
+        summary.record(Verdict(exercise: ids[0], status: .done, report: ""))
+        summary.record(Verdict(exercise: ids[1], status: .failing, failedProperty: "data-race", report: ""))
+        summary.record(Verdict(exercise: ids[2], status: .notStarted, report: ""))
+        let text = summary.render(catalog: catalog, terminal: .plain, language: .en)
+        #expect(text.contains("failing (data-race)"))
+        #expect(text.contains("Next: \(ids[1])"))
+        #expect(text.contains("(\(ids.count - 3) more not checked in this run)"))
+        #expect(text.hasSuffix("Exercises: 1 done, 1 failing, 1 not started"))
+        #expect(summary.render(catalog: catalog, terminal: .plain, language: .ja).hasSuffix("演習: 完了 1、失敗 1、未着手 1"))
+    }
+}
+
+enum ReferenceCatalog {
+    static let catalog = try! ExerciseCatalog.load(packageRoot: ListedVariant.packageRoot)
+}
