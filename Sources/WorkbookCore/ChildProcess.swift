@@ -33,56 +33,92 @@ public struct ChildProcess: Sendable {
     }
 
     /// Runs the program, feeding `input` on standard input (none: `/dev/null`).
+    ///
+    /// Spawned with `posix_spawn` and reaped with our own `waitpid`: Foundation's `Process`
+    /// missed a child's exit here once (the child a zombie, the termination handler never
+    /// called), and the test that waited for it hung for good.
     public func run(timeoutSeconds: Double, input: String? = nil) throws -> Outcome {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        let outPipe = Pipe(), errPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        let inPipe = input.map { _ in Pipe() }
-        process.standardInput = inPipe ?? FileHandle.nullDevice
+        let output = try PipePair(), errors = try PipePair()
+        let standardInput = input == nil ? nil : try PipePair()
+        var actions = SpawnActions()
+        defer { actions.destroy() }
+        if let standardInput {
+            actions.duplicate(standardInput.read, to: STDIN_FILENO)
+        } else {
+            actions.openDevNull(on: STDIN_FILENO)
+        }
+        actions.duplicate(output.write, to: STDOUT_FILENO)
+        actions.duplicate(errors.write, to: STDERR_FILENO)
+
+        let arguments = [executable.path] + self.arguments
+        let environment = self.environment.map { "\($0.key)=\($0.value)" }
+        let start = MonotonicClock.now()
+        let pid = try spawn(executable.path, arguments: arguments, environment: environment, actions: &actions)
+        close(output.write)
+        close(errors.write)
 
         let out = Locked(Data()), err = Locked(Data())
         let readers = DispatchGroup()
-        for (pipe, sink) in [(outPipe, out), (errPipe, err)] {
+        for (descriptor, sink) in [(output.read, out), (errors.read, err)] {
             readers.enter()
             Thread.detachNewThread {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                sink.withLock { $0 = data }
+                sink.withLock { $0 = readToEnd(descriptor) }
+                close(descriptor)
                 readers.leave()
             }
         }
+        if let standardInput {
+            close(standardInput.read)
+            Console.writeAll(Array((input ?? "").utf8)[...], to: standardInput.write)
+            close(standardInput.write)
+        }
+
+        let status = Locked<Int32?>(nil)
         let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        let start = MonotonicClock.now()
-        try process.run()
-        if let inPipe, let input {
-            inPipe.fileHandleForWriting.write(Data(input.utf8))
-            try inPipe.fileHandleForWriting.close()
+        Thread.detachNewThread {
+            var code: Int32 = 0
+            while waitpid(pid, &code, 0) < 0 && errno == EINTR {}
+            status.withLock { $0 = code }
+            exited.signal()
         }
         var timedOut = false
         if exited.wait(timeout: .now() + timeoutSeconds) == .timedOut {
             timedOut = true
-            kill(process.processIdentifier, SIGKILL)
-            exited.wait()
+            kill(pid, SIGKILL)
+            _ = exited.wait(timeout: .now() + 5)
         }
         _ = readers.wait(timeout: .now() + 2)
         let elapsed = Double(MonotonicClock.now() - start) / 1e9
         let termination: Termination
+        let code = status.current ?? 0
         if timedOut {
             termination = .timedOut(seconds: timeoutSeconds)
-        } else if process.terminationReason == .uncaughtSignal {
-            termination = .signalled(process.terminationStatus)
+        } else if code & 0x7F != 0 {
+            termination = .signalled(code & 0x7F)          // WIFSIGNALED / WTERMSIG
         } else {
-            termination = .exited(process.terminationStatus)
+            termination = .exited((code >> 8) & 0xFF)      // WEXITSTATUS
         }
         return Outcome(
             termination: termination,
             standardOutput: String(decoding: out.current, as: UTF8.self),
             standardError: String(decoding: err.current, as: UTF8.self),
             elapsedSeconds: elapsed)
+    }
+
+    private func spawn(_ path: String, arguments: [String], environment: [String], actions: inout SpawnActions) throws -> pid_t {
+        func cStrings(_ strings: [String]) -> [UnsafeMutablePointer<CChar>?] { strings.map { strdup($0) } + [nil] }
+        let argv = cStrings(arguments), envp = cStrings(environment)
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = actions.spawn(&pid, path, argv, envp)
+        guard result == 0 else { throw SpawnError(path: path, code: result) }
+        return pid
+    }
+
+    struct SpawnError: Error, CustomStringConvertible {
+        let path: String
+        let code: Int32
+        var description: String { "cannot start \(path): \(String(cString: strerror(code)))" }
     }
 
     /// Finds an executable built beside this one: the running program if it has that name, else
@@ -114,6 +150,58 @@ public struct ChildProcess: Sendable {
         }
         #endif
         return URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0])
+    }
+}
+
+/// A pipe whose two ends are closed when a child is spawned (only the child's dup'ed copies
+/// survive there), so no other child inherits them and keeps a reader waiting for EOF.
+private struct PipePair {
+    let read: Int32
+    let write: Int32
+
+    init() throws {
+        var descriptors: [Int32] = [0, 0]
+        guard pipe(&descriptors) == 0 else { throw ChildProcess.SpawnError(path: "pipe", code: errno) }
+        for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        read = descriptors[0]
+        write = descriptors[1]
+    }
+}
+
+/// `posix_spawn_file_actions_t` is a pointer on Apple platforms and a struct on Linux.
+private struct SpawnActions {
+    #if canImport(Darwin)
+    var actions: posix_spawn_file_actions_t? = nil
+    #else
+    var actions = posix_spawn_file_actions_t()
+    #endif
+
+    init() { posix_spawn_file_actions_init(&actions) }
+
+    mutating func duplicate(_ descriptor: Int32, to target: Int32) {
+        posix_spawn_file_actions_adddup2(&actions, descriptor, target)
+    }
+
+    mutating func openDevNull(on target: Int32) {
+        posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_RDONLY, 0)
+    }
+
+    mutating func spawn(_ pid: inout pid_t, _ path: String, _ argv: [UnsafeMutablePointer<CChar>?], _ envp: [UnsafeMutablePointer<CChar>?]) -> Int32 {
+        posix_spawn(&pid, path, &actions, nil, argv, envp)
+    }
+
+    mutating func destroy() { posix_spawn_file_actions_destroy(&actions) }
+}
+
+/// Everything a descriptor delivers until end of file.
+private func readToEnd(_ descriptor: Int32) -> Data {
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = read(descriptor, &buffer, buffer.count)
+        if count < 0 && errno == EINTR { continue }
+        if count <= 0 { return data }
+        data.append(contentsOf: buffer[..<count])
     }
 }
 

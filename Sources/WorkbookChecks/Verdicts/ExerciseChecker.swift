@@ -85,6 +85,15 @@ public struct ExerciseChecker: Sendable {
             let (property, reason, details) = describe(sanitizer)
             return fail(exercise, property, reason: reason, details: details, entry: entry)
         }
+        // A trap or crash that TSan caught: "==1==ERROR: ThreadSanitizer: ILL on unknown address …".
+        if let range = outcome.standardError.range(of: #"ERROR: ThreadSanitizer: [A-Z]+"#, options: .regularExpression) {
+            let kind = outcome.standardError[range].split(separator: " ").last.map(String.init) ?? "?"
+            let signal = ["ILL": SIGILL, "SEGV": SIGSEGV, "BUS": SIGBUS, "ABRT": SIGABRT, "TRAP": SIGTRAP, "FPE": SIGFPE][kind]
+            let name = signal.map { describeSignal($0) } ?? Localized.verbatim("SIG\(kind)")
+            return fail(exercise, VerdictProperty.crash, reason: Localized(
+                "your code crashed: \(name.en).", ja: "コードがクラッシュしました: \(name.ja)。"),
+                details: runtimeMessages(outcome.standardError), entry: entry)
+        }
         switch outcome.termination {
         case .exited(NotStarted.exitCode):
             let location = lines.first { $0.hasPrefix(NotStarted.marker) }
@@ -97,8 +106,9 @@ public struct ExerciseChecker: Sendable {
             return Verdict(exercise: exercise, status: .done, report: report + (detectorOff ? "\n" + raceDetectorNote() : ""))
         case .exited(RunnerProtocol.failingExitCode) where marker.count >= 3:
             let property = marker[2]
+            let waits = property == Property.finishes.id ? waitingPlaces(file) : []
             return Verdict(exercise: exercise, status: .failing, failedProperty: property,
-                           report: report + "\n" + hintLines(entry, property: property))
+                           report: ([report] + waits + [hintLines(entry, property: property)]).joined(separator: "\n"))
         case let .exited(code):
             return fail(exercise, VerdictProperty.crash, reason: Localized(
                 "the check ended with exit code \(code) before giving a verdict.",
@@ -112,8 +122,25 @@ public struct ExerciseChecker: Sendable {
             return fail(exercise, VerdictProperty.timeLimit, reason: Localized(
                 "the check did not finish within \(Int(seconds)) s and was stopped: something blocks forever (a deadlock) or loops, outside the calls the check guards.",
                 ja: "チェックが \(Int(seconds)) 秒以内に終わらず、停止しました。チェックが見張る呼び出しの外で、何かが永久に待っている（デッドロック）かループしています。"),
-                details: lines.suffix(20), entry: entry)
+                details: lines.suffix(20) + waitingPlaces(file), entry: entry)
         }
+    }
+
+    /// Every place in the learner's file that can wait — a deadlock is one of them waiting for
+    /// ever. Read from the source (comments and strings ignored), so it works on every platform.
+    func waitingPlaces(_ file: String) -> [String] {
+        guard let lines = sourceLines(file) else { return [] }
+        let code = codeLines(lines.joined(separator: "\n"))
+        let pattern = #"\.(sync|wait|lock|join|waitUntilFinished|waitUntilAllOperationsAreFinished|addOperations)\b|\b(Thread\.sleep|usleep|sleep)\("#
+        var found: [String] = []
+        for (index, line) in code.enumerated() where line.range(of: pattern, options: .regularExpression) != nil {
+            found.append("    \(file):\(index + 1)  \(lines[index].trimmingCharacters(in: .whitespaces))")
+        }
+        guard !found.isEmpty else { return [] }
+        let head = t(Localized(
+            "  Where your code waits (a deadlock is one of these waiting for ever; the other cause is a loop that never ends):",
+            ja: "  あなたのコードが待つ場所（デッドロックなら、このどれかが永久に待っています。もう一つの原因は終わらないループです）:"))
+        return [head] + found.prefix(12)
     }
 
     // MARK: Building the text
@@ -225,13 +252,16 @@ public struct ExerciseChecker: Sendable {
     // MARK: The runner's environment
 
     /// ThreadSanitizer stops at its first report (the verdict names it); lock-order reports are
-    /// off (the checks make real deadlocks happen and any consistent lock order is right); the
-    /// crashed thread's backtrace only.
+    /// off (the checks make real deadlocks happen and any consistent lock order is right). The
+    /// Swift backtracer is off: under TSan its fork crashed inside TSan and replaced the
+    /// runtime's own message (libdispatch's, say) with TSan's; a trap's message names its line.
     static func runnerEnvironment() -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=yes,interactive=no,threads=crashed,registers=none,images=none,limit=24"
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        // handle_sigill/sigtrap/abort: TSan prints the crashing thread's frames for a Swift or
+        // libdispatch trap (SIGILL on x86_64, SIGTRAP on arm64) instead of dying silently.
         var options = ["halt_on_error=1", "exitcode=66", "detect_deadlocks=0", "report_thread_leaks=0",
-                       "report_signal_unsafe=0", "history_size=7"]
+                       "report_signal_unsafe=0", "history_size=7", "handle_sigill=1", "handle_sigtrap=1", "handle_abort=1"]
         if let symbolizer = symbolizerPath(environment) { options.append("external_symbolizer_path=\(symbolizer)") }
         if let existing = environment["TSAN_OPTIONS"], !existing.isEmpty { options.append(existing) }
         environment["TSAN_OPTIONS"] = options.joined(separator: ":")

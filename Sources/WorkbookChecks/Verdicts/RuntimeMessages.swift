@@ -18,6 +18,9 @@ func runtimeMessages(_ standardError: String) -> [String] {
             shown.append(trimmed)
         } else if inCrashedThread && trimmed.contains("exercises/") {
             shown.append("  " + trimmed)
+        } else if trimmed.hasPrefix("#"), trimmed.contains("/exercises/"), let frame = learnerFrame(trimmed) {
+            // A frame of a ThreadSanitizer SEGV report in the learner's file.
+            shown.append("  " + frame)
         }
     }
     if shown.isEmpty { shown = Array(lines.suffix(8)) }
@@ -29,7 +32,18 @@ func runtimeMessages(_ standardError: String) -> [String] {
     return shown
 }
 
+/// `#3 $s9Exercises…F /…/exercises/Exercises/01-gcd/X.swift:12:5 (exercise-runner+0x…)` →
+/// `exercises/Exercises/01-gcd/X.swift:12:5 in X.f()`.
+private func learnerFrame(_ line: String) -> String? {
+    let parts = line.split(separator: " ", maxSplits: 2).map(String.init)
+    guard parts.count == 3, let start = parts[2].range(of: "exercises/") else { return nil }
+    var location = String(parts[2][start.lowerBound...])
+    if let module = location.range(of: " (") { location = String(location[..<module.lowerBound]) }
+    return "\(location) in \(SanitizerReport.readableFunction(parts[1]))"
+}
+
 private let runtimeMessageMarkers = [
+    "ERROR: ThreadSanitizer",
     "Fatal error", "fatal error", "Precondition failed", "Assertion failed", "precondition failure",
     "SWIFT TASK CONTINUATION MISUSE", "BUG IN CLIENT", "Unbalanced call", "API MISUSE",
     "operations finished, executing or already in a queue",
