@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Measures what a learner waits for, on this machine:
 #   1. a fresh debug build (own scratch path, so your .build is untouched);
-#   2. a full `swift test`;
+#   2. a full `swift test` (the learner's run) and the workbook's own tests
+#      (`WORKBOOK_SELF_TEST=1 swift test`);
 #   3. edit one exercise → its verdict (`swift test --filter ExercisesTests.SafeCounter`),
-#      median of 5 edits, with the stub and with a complete answer.
+#      median of 5 edits, with the stub, with a complete answer and with an answer that races
+#      (the learner's code is compiled with ThreadSanitizer, so every verdict has it on).
 # The exercise file is backed up first and restored on exit, whatever happens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +22,7 @@ echo "machine: $(nproc) cores, $(swift --version 2>&1 | head -1)"
 rm -rf "$scratch"
 echo "fresh build (swift build --build-tests): $(seconds swift build --build-tests --scratch-path "$scratch") s"
 echo "full swift test (already built):          $(seconds swift test --scratch-path "$scratch") s"
+echo "WORKBOOK_SELF_TEST=1 swift test:          $(WORKBOOK_SELF_TEST=1 seconds swift test --scratch-path "$scratch") s"
 # Edit → verdict, twice over: the stub (verdict "not started") and the reference answer put in
 # its place (verdict "done": the whole check runs).
 measure_edits() {
@@ -33,3 +36,9 @@ measure_edits() {
 }
 echo "edit one exercise → verdict (stub, not started):   $(measure_edits "$backup")"
 echo "edit one exercise → verdict (answer, full check):  $(measure_edits exercises/Solutions/01-gcd/SafeCounter.swift)"
+# The reference with its read moved off the queue: the verdict is a data race, found by TSan.
+racy=$(mktemp --suffix=.swift)
+sed -E 's/(func count\(of page: String\) -> Int \{)/\1 return counts[page, default: 0]/' exercises/Solutions/01-gcd/SafeCounter.swift > "$racy"
+grep -q "return counts\[page, default: 0\]" "$racy" || echo "(could not make the racy answer; the reference changed shape)"
+echo "edit one exercise → verdict (data race):           $(measure_edits "$racy")"
+rm -f "$racy"
