@@ -9,5 +9,5 @@ public enum RunnerProtocol {
     public static let failingExitCode: Int32 = 1
     public static let usageExitCode: Int32 = 2
     /// Hard limit for one exercise run; the check's own deadlock deadline is shorter.
-    public static let timeoutSeconds: Double = 8
+    public static let timeoutSeconds: Double = 15
 }
