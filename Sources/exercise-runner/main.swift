@@ -11,7 +11,7 @@ import WorkbookCore
 // with TSan's report, which `ExerciseChecker` turns into the verdict.
 //
 //   exercise-runner <Exercise> [--color] [--unicode] [--width N] [--lang en|ja]
-//   exercise-runner --list | --properties
+//   exercise-runner --list | --properties | --properties-markdown en|ja
 //   exercise-runner <Exercise> --reference    (the reference solution, for the workbook's own tests)
 //
 // Exit status: 0 done, 1 failing, 2 usage, 3 not started (the code reached `todo()`),
@@ -42,7 +42,7 @@ let registrations: [CheckRegistration] = [
 RunnerMain.run(
     program: RunnerProtocol.executableName,
     listing: registrations.map(\.id),
-    propertyListing: registrations.map(\.propertiesLine),
+    properties: registrations.map { ($0.id, $0.properties) },
     checks: Dictionary(uniqueKeysWithValues: registrations.map { registration in
         (registration.id, { @Sendable (reference: Bool) -> CheckResult? in reference ? registration.reference() : registration.learner() })
     }))
