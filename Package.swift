@@ -28,8 +28,14 @@ let package = Package(
         // One generic check per exercise, plus stress tallies, deadlines and the verdict report.
         .target(name: "WorkbookChecks", dependencies: ["ExerciseKit", "WorkbookCore", "WorkbookExplorer"]),
         // Runs one learner check in its own process, so a crash or a deadlock cannot take down `swift test`.
-        .executableTarget(name: "exercise-runner", dependencies: ["Exercises", "Solutions", "WorkbookChecks"],
+        // The one registration list: each exercise's check on the learner's type and the reference.
+        .target(name: "ExerciseRegistry", dependencies: ["Exercises", "Solutions", "WorkbookChecks"]),
+        .executableTarget(name: "exercise-runner", dependencies: ["ExerciseRegistry", "WorkbookChecks"],
                           linkerSettings: [.unsafeFlags(["-sanitize=thread"])]),
+        // ThreadSanitizer's entry points as plain functions, so instrumented code runs without its
+        // runtime; the "-plain" runners confirm failures that are not races.
+        .target(name: "SanitizerStubs"),
+        .executableTarget(name: "exercise-runner-plain", dependencies: ["ExerciseRegistry", "WorkbookChecks", "SanitizerStubs"]),
 
         .executableTarget(name: "ch01-gcd", dependencies: ["WorkbookCore", "WorkbookExplorer"]),
         .executableTarget(name: "ch02-operations", dependencies: ["WorkbookCore"]),
@@ -47,6 +53,8 @@ let package = Package(
                 swiftSettings: [.unsafeFlags(["-sanitize=thread"])]),
         .executableTarget(name: "variant-runner", dependencies: ["CheckerVariants", "WorkbookChecks"], path: "Tests/VariantRunner",
                           linkerSettings: [.unsafeFlags(["-sanitize=thread"])]),
+        .executableTarget(name: "variant-runner-plain", dependencies: ["CheckerVariants", "WorkbookChecks", "SanitizerStubs"],
+                          path: "Tests/VariantRunnerPlain"),
         .testTarget(name: "CheckerTests", dependencies: ["WorkbookChecks", "ExerciseKit", "WorkbookExplorer"]),
         .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "WorkbookExplorer", "ch01-gcd", "ch02-operations", "ch03-threads"]),
     ]

@@ -2,6 +2,9 @@
 /// `WORKBOOK-VERDICT <done|failing|not-started> [property-id]` on standard output.
 public enum RunnerProtocol {
     public static let executableName = "exercise-runner"
+    /// The same checks without ThreadSanitizer's runtime, for confirming a failure that is not a race.
+    public static let plainExecutableName = "exercise-runner-plain"
+    public static let variantExecutableName = "variant-runner"
     public static let verdictMarker = "WORKBOOK-VERDICT"
     /// A line the runner prints when it runs without ThreadSanitizer (a platform without it).
     public static let raceDetectorOffMarker = "WORKBOOK-RACE-DETECTOR off"

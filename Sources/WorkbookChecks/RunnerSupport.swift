@@ -53,6 +53,25 @@ public struct VariantRegistration: Sendable {
 /// may deliver its completion on `DispatchQueue.main`), print the report and the verdict line,
 /// and exit with the verdict's code.
 public enum RunnerMain {
+    /// `exercise-runner`: each exercise on the learner's type, or the reference with `--reference`.
+    public static func run(program: String, exercises: [CheckRegistration]) -> Never {
+        run(program: program,
+            listing: exercises.map(\.id),
+            properties: exercises.map { ($0.id, $0.properties) },
+            checks: Dictionary(uniqueKeysWithValues: exercises.map { registration in
+                (registration.id, { @Sendable (reference: Bool) -> CheckResult? in reference ? registration.reference() : registration.learner() })
+            }))
+    }
+
+    /// `variant-runner`: each buggy variant by name.
+    public static func run(program: String, variants: [VariantRegistration]) -> Never {
+        run(program: program,
+            listing: variants.map(\.listLine),
+            checks: Dictionary(uniqueKeysWithValues: variants.map { variant in
+                (variant.name, { @Sendable (reference: Bool) -> CheckResult? in reference ? nil : variant.run() })
+            }))
+    }
+
     public static func run(program: String, listing: [String], properties: [(exercise: String, properties: [Property])] = [],
                            checks: [String: @Sendable (Bool) -> CheckResult?]) -> Never {
         let options: RunnerOptions

@@ -3,13 +3,8 @@ import WorkbookChecks
 
 // Runs one of the workbook's buggy variants the way exercise-runner runs a learner's answer:
 // its own process, ThreadSanitizer on (the variants are compiled with it), the same report.
+// variant-runner-plain is the same without TSan's runtime, for confirming a failure.
 //
 //   variant-runner <Exercise.variant> [--lang en|ja] [--width N] …
 //   variant-runner --list     (name, exercise, property, summary; tab-separated)
-
-RunnerMain.run(
-    program: "variant-runner",
-    listing: allVariants.map(\.listLine),
-    checks: Dictionary(uniqueKeysWithValues: allVariants.map { variant in
-        (variant.name, { @Sendable (reference: Bool) -> CheckResult? in reference ? nil : variant.run() })
-    }))
+RunnerMain.run(program: RunnerProtocol.variantExecutableName, variants: allVariants)

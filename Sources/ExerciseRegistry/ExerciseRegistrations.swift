@@ -1,0 +1,26 @@
+import ExerciseKit
+import Exercises
+import Solutions
+import WorkbookChecks
+
+/// The one registration list: each exercise's check, on the learner's type and on the reference.
+public let exerciseRegistrations: [CheckRegistration] = [
+    .init("SafeCounter", properties: SafeCounterCheck.properties, learner: { SafeCounterCheck.run { Exercises.SafeCounter() } },
+          reference: { SafeCounterCheck.run { Solutions.SafeCounter() } }),
+    .init("ReadersWriters", properties: ReadersWritersCheck.properties, learner: { ReadersWritersCheck.run { Exercises.ReadersWriters(storage: $0) } },
+          reference: { ReadersWritersCheck.run { Solutions.ReadersWriters(storage: $0) } }),
+    .init("FanOut", properties: FanOutCheck.properties, learner: { FanOutCheck.run { Exercises.FanOut() } },
+          reference: { FanOutCheck.run { Solutions.FanOut() } }),
+    .init("ImagePipeline", properties: ImagePipelineCheck.properties, learner: { ImagePipelineCheck.run { Exercises.ImagePipeline() } },
+          reference: { ImagePipelineCheck.run { Solutions.ImagePipeline() } }),
+    .init("CooperativeCancellation", properties: CooperativeCancellationCheck.properties, learner: { CooperativeCancellationCheck.run { Exercises.CooperativeCancellation() } },
+          reference: { CooperativeCancellationCheck.run { Solutions.CooperativeCancellation() } }),
+    .init("AsyncOperation", properties: AsyncOperationCheck.properties, learner: { AsyncOperationCheck.run { Exercises.CallbackOperation(work: $0) } },
+          reference: { AsyncOperationCheck.run { Solutions.CallbackOperation(work: $0) } }),
+    .init("Worker", properties: WorkerCheck.properties, learner: { WorkerCheck.run { Exercises.Worker() } },
+          reference: { WorkerCheck.run { Solutions.Worker() } }),
+    .init("BoundedBuffer", properties: BoundedBufferCheck.properties, learner: { BoundedBufferCheck.run { Exercises.BoundedBuffer(capacity: $0) } },
+          reference: { BoundedBufferCheck.run { Solutions.BoundedBuffer(capacity: $0) } }),
+    .init("Transfers", properties: TransfersCheck.properties, learner: { TransfersCheck.run { Exercises.Transfers() } },
+          reference: { TransfersCheck.run { Solutions.Transfers() } }),
+]
