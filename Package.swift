@@ -30,8 +30,10 @@ let package = Package(
         // Runs one learner check in its own process, so a crash or a deadlock cannot take down `swift test`.
         // The one registration list: each exercise's check on the learner's type and the reference.
         .target(name: "ExerciseRegistry", dependencies: ["Exercises", "Solutions", "WorkbookChecks"]),
-        .executableTarget(name: "exercise-runner", dependencies: ["ExerciseRegistry", "WorkbookChecks"],
+        .executableTarget(name: "exercise-runner", dependencies: ["ExerciseRegistry", "WorkbookChecks", "SanitizerMutexSupport"],
                           linkerSettings: [.unsafeFlags(["-sanitize=thread"])]),
+        // Tells TSan about Synchronization.Mutex's futex slow paths on Linux (TSan runners only).
+        .target(name: "SanitizerMutexSupport"),
         // ThreadSanitizer's entry points as plain functions, so instrumented code runs without its
         // runtime; the "-plain" runners confirm failures that are not races.
         .target(name: "SanitizerStubs"),
@@ -51,7 +53,7 @@ let package = Package(
         // the runner that checks them in a child process; CheckerTests expects each to fail.
         .target(name: "CheckerVariants", dependencies: ["ExerciseKit", "WorkbookChecks"], path: "Tests/CheckerVariants",
                 swiftSettings: [.unsafeFlags(["-sanitize=thread"])]),
-        .executableTarget(name: "variant-runner", dependencies: ["CheckerVariants", "WorkbookChecks"], path: "Tests/VariantRunner",
+        .executableTarget(name: "variant-runner", dependencies: ["CheckerVariants", "WorkbookChecks", "SanitizerMutexSupport"], path: "Tests/VariantRunner",
                           linkerSettings: [.unsafeFlags(["-sanitize=thread"])]),
         .executableTarget(name: "variant-runner-plain", dependencies: ["CheckerVariants", "WorkbookChecks", "SanitizerStubs"],
                           path: "Tests/VariantRunnerPlain"),

@@ -1,4 +1,5 @@
 import ExerciseRegistry
+import SanitizerMutexSupport
 import WorkbookChecks
 
 // Runs the check of one exercise against the learner's code, in its own process, so that a
@@ -13,4 +14,5 @@ import WorkbookChecks
 //
 // Exit status: 0 done, 1 failing, 2 usage, 3 not started (the code reached `todo()`),
 // 66 ThreadSanitizer stopped it.
+workbook_sanitizer_mutex_support_linked()
 RunnerMain.run(program: RunnerProtocol.executableName, exercises: exerciseRegistrations)

@@ -1,4 +1,5 @@
 import CheckerVariants
+import SanitizerMutexSupport
 import WorkbookChecks
 
 // Runs one of the workbook's buggy variants the way exercise-runner runs a learner's answer:
@@ -7,4 +8,5 @@ import WorkbookChecks
 //
 //   variant-runner <Exercise.variant> [--lang en|ja] [--width N] …
 //   variant-runner --list     (name, exercise, property, summary; tab-separated)
+workbook_sanitizer_mutex_support_linked()
 RunnerMain.run(program: RunnerProtocol.variantExecutableName, variants: allVariants)
