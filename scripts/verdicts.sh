@@ -22,7 +22,7 @@ case "$mode" in
     variants) runner=.build/debug/variant-runner; names=$($runner --list | cut -f1); extra= ;;
     *) echo "usage: $0 reference|variants [NAME-REGEX] [--runs N] [--busy]" >&2; exit 2 ;;
 esac
-export TSAN_OPTIONS="halt_on_error=1:exitcode=66:detect_deadlocks=0:report_thread_leaks=0:report_signal_unsafe=0:history_size=4"
+export TSAN_OPTIONS="halt_on_error=1:exitcode=66:detect_deadlocks=0:report_thread_leaks=0:report_signal_unsafe=0:history_size=7"
 export SWIFT_BACKTRACE="enable=yes,interactive=no,threads=crashed,registers=none,images=none,limit=24"
 if [ "$busy" -eq 1 ]; then ( while :; do :; done ) & hog=$!; trap 'kill $hog 2>/dev/null' EXIT; fi
 for name in $(echo "$names" | grep -E "$pattern"); do

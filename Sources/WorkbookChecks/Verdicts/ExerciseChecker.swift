@@ -210,7 +210,7 @@ public struct ExerciseChecker: Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=yes,interactive=no,threads=crashed,registers=none,images=none,limit=24"
         var options = ["halt_on_error=1", "exitcode=66", "detect_deadlocks=0", "report_thread_leaks=0",
-                       "report_signal_unsafe=0", "history_size=4"]
+                       "report_signal_unsafe=0", "history_size=7"]
         if let symbolizer = symbolizerPath(environment) { options.append("external_symbolizer_path=\(symbolizer)") }
         if let existing = environment["TSAN_OPTIONS"], !existing.isEmpty { options.append(existing) }
         environment["TSAN_OPTIONS"] = options.joined(separator: ":")

@@ -25,19 +25,37 @@ let variants01: [VariantRegistration] = [
     .init("FanOut.noLimit", "no semaphore", breaks: FanOutCheck.withinLimit) {
         FanOutCheck.run { FanOutVariant { $0.limitsInFlight = false } }
     },
+    .init("FanOut.permitAfterFetch", "the permit taken after starting each fetch (one too many in flight)", breaks: FanOutCheck.withinLimit) {
+        FanOutCheck.run { FanOutVariant { $0.takesPermitAfterFetch = true } }
+    },
     .init("FanOut.appendsOnArrival", "results appended as they arrive", breaks: FanOutCheck.resultsInOrder) {
         FanOutCheck.run { FanOutVariant { $0.storesByIndex = false } }
     },
     .init("FanOut.notifiesEarly", "notify registered before any enter", breaks: FanOutCheck.completionAfterAll) {
         FanOutCheck.run { FanOutVariant { $0.notifiesBeforeStarting = true } }
     },
+    .init("FanOut.oneEarly", "a countdown that reaches zero one reply early", breaks: FanOutCheck.completionAfterAll) {
+        FanOutCheck.run { OneEarlyFanOut() }
+    },
     .init("FanOut.missingLeave", "no leave on a failed fetch", breaks: .finishes) {
         FanOutCheck.run({ FanOutVariant { $0.leavesOnFailure = false } }, options: shortDeadline)
+    },
+    .init("FanOut.starvedPool", "one blocking global-queue block per id, bookkeeping sent to a queue that needs a pool thread", breaks: .finishes) {
+        FanOutCheck.run({ StarvedPoolFanOut() }, options: shortDeadline)
     },
     .init("FanOut.sequential", "waiting for each reply before the next fetch", breaks: FanOutCheck.usesConcurrency) {
         FanOutCheck.run { FanOutVariant { $0.waitsForEachReply = true } }
     },
     .init("FanOut.doubleCompletion", "completion called twice", breaks: FanOutCheck.completionOnce) {
         FanOutCheck.run { DoubleCompletionFanOut() }
+    },
+    .init("FanOut.unguardedSlots", "result slots written from several reply threads without a lock", breaks: VerdictProperty.dataRace) {
+        FanOutCheck.run { UnguardedSlotsFanOut() }
+    },
+    .init("FanOut.guessedReplies", "results guessed instead of passed on from the replies", breaks: FanOutCheck.resultsInOrder) {
+        FanOutCheck.run { GuessedRepliesFanOut() }
+    },
+    .init("FanOut.leaveBeforeStore", "leave() before the result is stored", breaks: FanOutCheck.resultsInOrder) {
+        FanOutCheck.run { LeaveBeforeStoreFanOut() }
     },
 ]
