@@ -11,6 +11,21 @@ let variants01: [VariantRegistration] = [
     .init("SafeCounter.neverSignalled", "an increment that blocks forever", breaks: .finishes) {
         SafeCounterCheck.run({ NeverSignalledCounter() }, options: shortDeadline)
     },
+    .init("SafeCounter.countOffQueue", "count(of:) reads counts off the queue", breaks: VerdictProperty.dataRace) {
+        SafeCounterCheck.run { CountOffQueueCounter() }
+    },
+    .init("SafeCounter.snapshotOffQueue", "snapshot() reads counts off the queue", breaks: VerdictProperty.dataRace) {
+        SafeCounterCheck.run { SnapshotOffQueueCounter() }
+    },
+    .init("SafeCounter.newQueueEachTime", "a computed queue property: a new queue for every call", breaks: VerdictProperty.dataRace) {
+        SafeCounterCheck.run { NewQueueEachTimeCounter() }
+    },
+    .init("SafeCounter.concurrentQueue", "a concurrent queue without barriers", breaks: VerdictProperty.dataRace) {
+        SafeCounterCheck.run { ConcurrentQueueCounter() }
+    },
+    .init("SafeCounter.threadLocal", "counts kept per thread instead of one shared dictionary", breaks: SafeCounterCheck.noLostUpdate) {
+        SafeCounterCheck.run { ThreadLocalCounter() }
+    },
 
     .init("ReadersWriters.noBarrier", "writes without a barrier", breaks: ReadersWritersCheck.writeAlone) {
         ReadersWritersCheck.run { NoBarrierStore(storage: $0) }
