@@ -36,6 +36,21 @@ let variants01: [VariantRegistration] = [
     .init("ReadersWriters.detouredWrite", "a write detoured through a global queue", breaks: ReadersWritersCheck.readAfterWrite) {
         ReadersWritersCheck.run { DetouredWriteStore(storage: $0) }
     },
+    .init("ReadersWriters.readOffQueue", "reads straight from the storage, off the queue", breaks: ReadersWritersCheck.writeAlone) {
+        ReadersWritersCheck.run { ReadOffQueueStore(storage: $0) }
+    },
+    .init("ReadersWriters.cachedCopy", "a copy written in the barrier and read off the queue", breaks: VerdictProperty.dataRace) {
+        ReadersWritersCheck.run { CachedCopyStore(storage: $0) }
+    },
+    .init("ReadersWriters.globalQueueBarrier", "a barrier on a global queue, where it does nothing", breaks: ReadersWritersCheck.writeAlone) {
+        ReadersWritersCheck.run { GlobalQueueBarrierStore(storage: $0) }
+    },
+    .init("ReadersWriters.barrierReads", "reads submitted as barriers too", breaks: ReadersWritersCheck.readsOverlap) {
+        ReadersWritersCheck.run { BarrierReadsStore(storage: $0) }
+    },
+    .init("ReadersWriters.oneLock", "one lock around everything instead of the queue", breaks: ReadersWritersCheck.readsOverlap) {
+        ReadersWritersCheck.run { OneLockStore(storage: $0) }
+    },
 
     .init("FanOut.noLimit", "no semaphore", breaks: FanOutCheck.withinLimit) {
         FanOutCheck.run { FanOutVariant { $0.limitsInFlight = false } }
