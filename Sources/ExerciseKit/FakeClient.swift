@@ -7,16 +7,34 @@ public enum FetchError: Error, Equatable, Sendable {
 
 /// A fake network client for the FanOut exercise whose replies the check controls.
 ///
-/// It holds fetches until as many as allowed are in flight (or every expected fetch has been
-/// started), then answers the newest first, so replies come back out of order on purpose. Each
-/// reply is delivered on a global queue, so replies also run at the same time as each other.
-/// If the caller stops starting fetches for a while, it answers anyway, so slow answers are not
-/// mistaken for deadlocks.
+/// - **Replies are held.** Nothing comes back until as many fetches as allowed are in flight
+///   (or every expected fetch has started); then the newest is answered first, so replies
+///   arrive out of order on every run, not only when the scheduler shuffles them. A caller that
+///   stops starting fetches for a while (it waits for a reply first) is answered anyway, after
+///   a pause that grows with the load, so a slow answer is not mistaken for a deadlock.
+/// - **One reply at a time, each on another thread.** Replies are handed to the fake's own
+///   reply threads (never the GCD pool, which an answer may have filled with waiting blocks),
+///   and the next reply waits until the previous callback has returned. Two consecutive
+///   callbacks always run on different threads, and nothing in the fake orders them for
+///   ThreadSanitizer: the only edge it gives is the one a real network gives, from the
+///   `fetch` call to its own reply. So results stored without a lock are a data race that TSan
+///   reports every run, and the order of the replies is the same on every run.
+/// - **Going over the limit is given its chance.** Each time the limit is reached, the fake
+///   waits a scheduler round before answering, so an answer that starts one fetch too many
+///   does so every run.
+/// - **The last reply waits.** Before answering the last outstanding fetch, the fake runs the
+///   check's `beforeLastReply` (an observation window), so a completion that comes one reply too
+///   early shows up every time.
+/// - **No oracle.** The replies come from a table the check makes fresh for every run, with
+///   values nobody can guess; the fake keeps it private.
 public final class FakeClient: Sendable {
     public struct Statistics: Sendable, Equatable {
         /// Ids in the order `fetch` was called.
         public var started: [Int] = []
-        public var delivered = 0
+        /// Ids in the order their replies were handed to a callback.
+        public var deliveredIDs: [Int] = []
+        public var delivered: Int { deliveredIDs.count }
+        /// Callbacks that have returned.
         public var returned = 0
         public var inFlight = 0
         public var mostInFlight = 0
@@ -26,82 +44,145 @@ public final class FakeClient: Sendable {
 
     private struct Pending: Sendable {
         let id: Int
+        let reply: ReplyThread
+    }
+
+    /// The thread that will deliver one fetch's reply, and the reply once it is due.
+    private final class ReplyThread: @unchecked Sendable {
+        let id: Int
         let completion: @Sendable (Result<String, FetchError>) -> Void
+        // Guarded by the client's `condition`.
+        var result: Result<String, FetchError>?
+        var running = false
+        init(id: Int, completion: @escaping @Sendable (Result<String, FetchError>) -> Void) {
+            self.id = id
+            self.completion = completion
+        }
     }
 
     public let trace: Trace
     public let limit: Int
     public let expectedFetches: Int
-    public let failingIDs: Set<Int>
-    private let idleNanoseconds: UInt64
+    private let replies: [Int: Result<String, FetchError>]
+    private let beforeLastReply: (@Sendable () -> Void)?
+    private let idleSeconds: Double
     private let condition = NSCondition()
-    // Guarded by `condition`.
+    // Guarded by `condition`, touched only inside `RaceDetector.quietly`.
     private nonisolated(unsafe) var pending: [Pending] = []
     private nonisolated(unsafe) var stats = Statistics()
     private nonisolated(unsafe) var stopped = false
+    private nonisolated(unsafe) var running: [ReplyThread] = []
+    private nonisolated(unsafe) var heldLastReply = false
+    private nonisolated(unsafe) var deliveredPair = false
+    /// `started.count` when the limit was last reached and the caller was given a moment.
+    private nonisolated(unsafe) var lastFullCount = -1
 
-    public init(trace: Trace = Trace(), limit: Int, expectedFetches: Int, failingIDs: Set<Int> = [], idleMilliseconds: Int = 25) {
+    /// - Parameters:
+    ///   - replies: the reply for each id (ids not in it get `.notFound`).
+    ///   - beforeLastReply: runs on the fake's own thread before the last outstanding reply.
+    public init(trace: Trace = Trace(), limit: Int, expectedFetches: Int, replies: [Int: Result<String, FetchError>],
+                beforeLastReply: (@Sendable () -> Void)? = nil, idleMilliseconds: Int = 25) {
         self.trace = trace
         self.limit = limit
         self.expectedFetches = expectedFetches
-        self.failingIDs = failingIDs
-        self.idleNanoseconds = UInt64(idleMilliseconds) * 1_000_000
-        let thread = Thread { [self] in deliverReplies() }
-        thread.name = "fake-network"
-        thread.start()
-    }
-
-    /// The reply for `id`: `"item-<id>"`, or `.notFound(id)` for a failing id.
-    public static func reply(for id: Int, failingIDs: Set<Int>) -> Result<String, FetchError> {
-        failingIDs.contains(id) ? .failure(.notFound(id)) : .success("item-\(id)")
+        self.replies = replies
+        self.beforeLastReply = beforeLastReply
+        self.idleSeconds = Double(idleMilliseconds) / 1000
+        let network = Thread { [self] in RaceDetector.quietly { deliverReplies() } }
+        network.name = "fake-network"
+        network.start()
     }
 
     /// Starts fetching `id`; `completion` is called once, later, on another thread.
     public func fetch(_ id: Int, completion: @escaping @Sendable (Result<String, FetchError>) -> Void) {
-        condition.lock()
-        defer { condition.unlock() }
-        trace.begin("fetch \(id)", lane: "#\(id)")
-        stats.started.append(id)
-        stats.inFlight += 1
-        stats.mostInFlight = max(stats.mostInFlight, stats.inFlight)
-        if stats.inFlight > limit, stats.overLimitAt == nil { stats.overLimitAt = trace.events.count - 1 }
-        pending.append(Pending(id: id, completion: completion))
-        condition.broadcast()
+        // Each reply comes on a thread of its own, started here on the caller's thread: that is
+        // the one edge a real network gives (everything before this call happens before the
+        // reply), and the only one. The thread then waits, unseen by TSan, until it is due.
+        let reply = ReplyThread(id: id, completion: completion)
+        let thread = Thread { [self] in deliver(reply) }
+        thread.name = "fake-reply-\(id)"
+        thread.start()
+        RaceDetector.quietly {
+            condition.lock()
+            defer { condition.unlock() }
+            trace.begin("fetch \(id)", lane: "#\(id)")
+            stats.started.append(id)
+            stats.inFlight += 1
+            stats.mostInFlight = max(stats.mostInFlight, stats.inFlight)
+            if stats.inFlight > limit, stats.overLimitAt == nil { stats.overLimitAt = trace.events.count - 1 }
+            pending.append(Pending(id: id, reply: reply))
+            condition.broadcast()
+        }
     }
 
     // MARK: For the check
 
     public var statistics: Statistics {
-        condition.lock()
-        defer { condition.unlock() }
-        return stats
+        RaceDetector.quietly {
+            condition.lock()
+            defer { condition.unlock() }
+            return stats
+        }
+    }
+
+    /// Ids whose callback was called and has not returned.
+    public var callbacksRunning: [Int] {
+        RaceDetector.quietly {
+            condition.lock()
+            defer { condition.unlock() }
+            return running.map(\.id)
+        }
     }
 
     /// Waits until the caller is done: every expected fetch started and every reply's callback
     /// returned — or, for a caller that starts fewer, nothing in flight and nothing new for
     /// `quietSeconds`. Gives up after `seconds`; true if it settled.
     public func waitUntilSettled(seconds: Double, quietSeconds: Double = 0.1) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        condition.lock()
-        defer { condition.unlock() }
-        var lastChange = Date(), lastSeen = (-1, -1)
-        while true {
-            let idle = stats.returned == stats.delivered && pending.isEmpty
-            if idle && stats.started.count >= expectedFetches { return true }
-            let seen = (stats.started.count, stats.returned)
-            if seen != lastSeen { lastSeen = seen; lastChange = Date() }
-            if idle && Date().timeIntervalSince(lastChange) >= quietSeconds { return true }
-            let wake = min(deadline, Date(timeIntervalSinceNow: quietSeconds / 4))
-            if !condition.wait(until: wake) && Date() >= deadline { return false }
+        RaceDetector.quietly {
+            let deadline = Date(timeIntervalSinceNow: seconds)
+            condition.lock()
+            defer { condition.unlock() }
+            var lastChange = Date(), lastSeen = (-1, -1)
+            while true {
+                let idle = stats.returned == stats.delivered && pending.isEmpty
+                if idle && stats.started.count >= expectedFetches { return true }
+                let seen = (stats.started.count, stats.returned)
+                if seen != lastSeen { lastSeen = seen; lastChange = Date() }
+                if idle && Date().timeIntervalSince(lastChange) >= quietSeconds { return true }
+                let wake = min(deadline, Date(timeIntervalSinceNow: quietSeconds / 4))
+                if !condition.wait(until: wake) && Date() >= deadline { return false }
+            }
         }
     }
 
-    /// Stops the delivery thread; replies not yet delivered are dropped.
+    /// Stops the fake's threads; replies not yet delivered are dropped.
     public func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        condition.unlock()
+        RaceDetector.quietly {
+            condition.lock()
+            stopped = true
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    // MARK: Delivery (the fake's own threads, always inside `RaceDetector.quietly`)
+
+    private func deliver(_ reply: ReplyThread) {
+        let result: Result<String, FetchError>? = RaceDetector.quietly {
+            condition.lock()
+            defer { condition.unlock() }
+            while reply.result == nil && !stopped { condition.wait() }
+            return reply.result
+        }
+        guard let result else { return }
+        reply.completion(result)
+        RaceDetector.quietly {
+            condition.lock()
+            running.removeAll { $0 === reply }
+            stats.returned += 1
+            condition.broadcast()
+            condition.unlock()
+        }
     }
 
     private func deliverReplies() {
@@ -110,29 +191,70 @@ public final class FakeClient: Sendable {
         while !stopped {
             let allStarted = stats.started.count >= expectedFetches
             if !pending.isEmpty && (pending.count >= limit || allStarted) {
+                if allStarted && pending.count == 1 && !heldLastReply, let beforeLastReply {
+                    heldLastReply = true
+                    condition.unlock()
+                    beforeLastReply()
+                    condition.lock()
+                    continue
+                }
+                if !allStarted && pending.count == limit && lastFullCount != stats.started.count {
+                    // The limit is reached: a caller that keeps it starts nothing more until a
+                    // reply comes. Give one that does not the time to start one more fetch.
+                    lastFullCount = stats.started.count
+                    condition.unlock()
+                    schedulerRound()
+                    condition.lock()
+                    continue
+                }
+                // The first time, answer the two newest one right after the other, before the
+                // caller can start another fetch: two callbacks on two threads that nothing but
+                // the caller's own code orders.
+                let pairedID = deliveredPair || pending.count < 2 ? nil : pending[pending.count - 2].id
+                deliveredPair = true
                 deliverNewest()
+                if let pairedID, let index = pending.lastIndex(where: { $0.id == pairedID }) {
+                    pending.append(pending.remove(at: index))
+                    deliverNewest()
+                }
                 continue
             }
             let startedBefore = stats.started.count
-            let woke = condition.wait(until: Date(timeIntervalSinceNow: Double(idleNanoseconds) / 1e9))
-            // Nothing new for a while: the caller waits for a reply before starting more.
-            if !woke, !pending.isEmpty, stats.started.count == startedBefore { deliverNewest() }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: idleSeconds))
+            guard !pending.isEmpty, stats.started.count == startedBefore, !stopped else { continue }
+            // Nothing new for a while: the caller may be waiting for a reply before it starts
+            // more. On a busy machine its thread may just not have run yet, so wait until a
+            // thread started now has run, then look again.
+            condition.unlock()
+            schedulerRound()
+            condition.lock()
+            if stats.started.count == startedBefore, !pending.isEmpty, !stopped { deliverNewest() }
         }
     }
 
+    /// Returns once a thread started now has run (at most a second): longer on a busy machine.
+    private func schedulerRound() {
+        let ran = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { RaceDetector.quietly { _ = ran.signal() } }
+        _ = ran.wait(timeout: .now() + 1)
+    }
+
+    /// Releases the newest pending reply to its thread and waits for its callback to return.
     /// Called with `condition` locked.
     private func deliverNewest() {
         let next = pending.removeLast()
         stats.inFlight -= 1
-        stats.delivered += 1
-        let result = Self.reply(for: next.id, failingIDs: failingIDs)
+        stats.deliveredIDs.append(next.id)
         trace.end("fetch \(next.id)", lane: "#\(next.id)")
-        DispatchQueue.global().async { [self] in
-            next.completion(result)
-            condition.lock()
-            stats.returned += 1
-            condition.broadcast()
-            condition.unlock()
+        running.append(next.reply)
+        next.reply.result = replies[next.id] ?? .failure(.notFound(next.id))
+        condition.broadcast()
+        // One callback at a time (unless one blocks for half a second): the order of replies is
+        // the fake's, and two callbacks never contend for a lock, where some locks (Mutex under
+        // contention) are invisible to TSan and would be reported as a race.
+        let deadline = Date(timeIntervalSinceNow: 0.5)
+        while running.contains(where: { $0 === next.reply }) && !stopped && Date() < deadline {
+            _ = condition.wait(until: deadline)
         }
     }
 }

@@ -30,6 +30,7 @@ public final class InstrumentedStorage: Sendable {
     private let values = Locked<[String: Int]>([:])
     private let statistics = Locked(Statistics())
     private let insideRead = Locked<(@Sendable () -> Void)?>(nil)
+    private let insideWrite = Locked<(@Sendable () -> Void)?>(nil)
     private let firstOverlap = DispatchSemaphore(value: 0)
 
     /// - Parameter workNanoseconds: busy work inside every access, so overlaps have room to show.
@@ -51,6 +52,7 @@ public final class InstrumentedStorage: Sendable {
         let label = "write \(key)=\(value)"
         enter(label, isWrite: true)
         defer { leave(label, isWrite: true) }
+        insideWrite.current?()
         busyWork()
         values.withLock { $0[key] = value }
     }
@@ -61,6 +63,9 @@ public final class InstrumentedStorage: Sendable {
 
     /// Runs `hook` inside every read from now on (the check uses it to hold a reader inside).
     public func whileInsideRead(_ hook: (@Sendable () -> Void)?) { insideRead.withLock { $0 = hook } }
+
+    /// Runs `hook` inside every write from now on (the check uses it to hold a writer inside).
+    public func whileInsideWrite(_ hook: (@Sendable () -> Void)?) { insideWrite.withLock { $0 = hook } }
 
     /// Waits up to `seconds` for the first overlap; true if there was one.
     public func waitForOverlap(seconds: Double) -> Bool {

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import ExerciseKit
 
 /// Writes are plain `async` blocks on the concurrent queue, without `.barrier`: they run beside
@@ -32,4 +33,56 @@ final class DetouredWriteStore: ReadersWritersProtocol {
             self.queue.async(flags: .barrier) { self.storage.write(key, value) }
         }
     }
+}
+
+/// Reads go straight to the storage, off the queue: "reads are safe on their own".
+final class ReadOffQueueStore: ReadersWritersProtocol {
+    private let queue = DispatchQueue(label: "variant.read-off-queue", attributes: .concurrent)
+    private let storage: InstrumentedStorage
+    init(storage: InstrumentedStorage) { self.storage = storage }
+    func value(forKey key: String) -> Int? { storage.read(key) }
+    func setValue(_ value: Int, forKey key: String) { queue.async(flags: .barrier) { self.storage.write(key, value) } }
+}
+
+/// Keeps a copy of the values, updated inside the barrier, and reads the copy off the queue.
+final class CachedCopyStore: ReadersWritersProtocol, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "variant.cached-copy", attributes: .concurrent)
+    private let storage: InstrumentedStorage
+    private var copy: [String: Int] = [:]
+    init(storage: InstrumentedStorage) { self.storage = storage }
+    func value(forKey key: String) -> Int? { copy[key] }
+    func setValue(_ value: Int, forKey key: String) {
+        queue.async(flags: .barrier) {
+            self.storage.write(key, value)
+            self.copy[key] = value
+        }
+    }
+}
+
+/// `.barrier` on a global queue, where the flag does nothing: writes run beside reads.
+final class GlobalQueueBarrierStore: ReadersWritersProtocol {
+    private let queue = DispatchQueue.global(qos: .userInitiated)
+    private let storage: InstrumentedStorage
+    init(storage: InstrumentedStorage) { self.storage = storage }
+    func value(forKey key: String) -> Int? { queue.sync { storage.read(key) } }
+    func setValue(_ value: Int, forKey key: String) { queue.async(flags: .barrier) { self.storage.write(key, value) } }
+}
+
+/// Reads submitted with `.barrier` too: safe, but every read waits for the one before.
+final class BarrierReadsStore: ReadersWritersProtocol {
+    private let queue = DispatchQueue(label: "variant.barrier-reads", attributes: .concurrent)
+    private let storage: InstrumentedStorage
+    init(storage: InstrumentedStorage) { self.storage = storage }
+    func value(forKey key: String) -> Int? { queue.sync(flags: .barrier) { storage.read(key) } }
+    func setValue(_ value: Int, forKey key: String) { queue.async(flags: .barrier) { self.storage.write(key, value) } }
+}
+
+/// Skips the queue: one NSLock around every access. Exclusive and fresh, but reads never run
+/// side by side.
+final class OneLockStore: ReadersWritersProtocol {
+    private let lock = NSLock()
+    private let storage: InstrumentedStorage
+    init(storage: InstrumentedStorage) { self.storage = storage }
+    func value(forKey key: String) -> Int? { lock.withLock { storage.read(key) } }
+    func setValue(_ value: Int, forKey key: String) { lock.withLock { storage.write(key, value) } }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import ExerciseKit
 import WorkbookCore
 
@@ -40,4 +41,54 @@ final class NeverSignalledCounter: SafeCounterProtocol {
     func increment(_ page: String) { semaphore.wait() }
     func count(of page: String) -> Int { 0 }
     func snapshot() -> [String: Int] { [:] }
+}
+
+/// "Reading an Int is atomic enough": count(of:) reads `counts` off the queue, racing with the
+/// increments that run on it.
+final class CountOffQueueCounter: SafeCounterProtocol, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "variant.count-off-queue")
+    private var counts: [String: Int] = [:]
+    func increment(_ page: String) { queue.async { self.counts[page, default: 0] += 1 } }
+    func count(of page: String) -> Int { counts[page] ?? 0 }
+    func snapshot() -> [String: Int] { queue.sync { counts } }
+}
+
+/// snapshot() returns `counts` without going through the queue.
+final class SnapshotOffQueueCounter: SafeCounterProtocol, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "variant.snapshot-off-queue")
+    private var counts: [String: Int] = [:]
+    func increment(_ page: String) { queue.async { self.counts[page, default: 0] += 1 } }
+    func count(of page: String) -> Int { queue.sync { counts[page] ?? 0 } }
+    func snapshot() -> [String: Int] { counts }
+}
+
+/// `queue` is a computed property: every access makes a new serial queue, so nothing is serial.
+final class NewQueueEachTimeCounter: SafeCounterProtocol, @unchecked Sendable {
+    private var queue: DispatchQueue { DispatchQueue(label: "variant.new-queue") }
+    private var counts: [String: Int] = [:]
+    func increment(_ page: String) { queue.sync { counts[page, default: 0] += 1 } }
+    func count(of page: String) -> Int { queue.sync { counts[page] ?? 0 } }
+    func snapshot() -> [String: Int] { queue.sync { counts } }
+}
+
+/// A concurrent queue without barriers: increments run side by side.
+final class ConcurrentQueueCounter: SafeCounterProtocol, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "variant.concurrent", attributes: .concurrent)
+    private var counts: [String: Int] = [:]
+    func increment(_ page: String) { queue.sync { counts[page, default: 0] += 1 } }
+    func count(of page: String) -> Int { queue.sync { counts[page] ?? 0 } }
+    func snapshot() -> [String: Int] { queue.sync { counts } }
+}
+
+/// Skips the shared counter: each thread counts in its own thread-local dictionary, so a thread
+/// sees its own increments and nothing races, but no other thread ever sees them.
+final class ThreadLocalCounter: SafeCounterProtocol, @unchecked Sendable {
+    private let key = "variant.thread-local.\(UInt64.random(in: 0...UInt64.max))"
+    private var mine: [String: Int] {
+        get { Thread.current.threadDictionary[key] as? [String: Int] ?? [:] }
+        set { Thread.current.threadDictionary[key] = newValue }
+    }
+    func increment(_ page: String) { mine[page, default: 0] += 1 }
+    func count(of page: String) -> Int { mine[page] ?? 0 }
+    func snapshot() -> [String: Int] { mine }
 }

@@ -11,6 +11,21 @@ let variants01: [VariantRegistration] = [
     .init("SafeCounter.neverSignalled", "an increment that blocks forever", breaks: .finishes) {
         SafeCounterCheck.run({ NeverSignalledCounter() }, options: shortDeadline)
     },
+    .init("SafeCounter.countOffQueue", "count(of:) reads counts off the queue", breaks: VerdictProperty.dataRace) {
+        SafeCounterCheck.run { CountOffQueueCounter() }
+    },
+    .init("SafeCounter.snapshotOffQueue", "snapshot() reads counts off the queue", breaks: VerdictProperty.dataRace) {
+        SafeCounterCheck.run { SnapshotOffQueueCounter() }
+    },
+    .init("SafeCounter.newQueueEachTime", "a computed queue property: a new queue for every call", breaks: VerdictProperty.dataRace) {
+        SafeCounterCheck.run { NewQueueEachTimeCounter() }
+    },
+    .init("SafeCounter.concurrentQueue", "a concurrent queue without barriers", breaks: VerdictProperty.dataRace) {
+        SafeCounterCheck.run { ConcurrentQueueCounter() }
+    },
+    .init("SafeCounter.threadLocal", "counts kept per thread instead of one shared dictionary", breaks: SafeCounterCheck.noLostUpdate) {
+        SafeCounterCheck.run { ThreadLocalCounter() }
+    },
 
     .init("ReadersWriters.noBarrier", "writes without a barrier", breaks: ReadersWritersCheck.writeAlone) {
         ReadersWritersCheck.run { NoBarrierStore(storage: $0) }
@@ -21,9 +36,27 @@ let variants01: [VariantRegistration] = [
     .init("ReadersWriters.detouredWrite", "a write detoured through a global queue", breaks: ReadersWritersCheck.readAfterWrite) {
         ReadersWritersCheck.run { DetouredWriteStore(storage: $0) }
     },
+    .init("ReadersWriters.readOffQueue", "reads straight from the storage, off the queue", breaks: ReadersWritersCheck.writeAlone) {
+        ReadersWritersCheck.run { ReadOffQueueStore(storage: $0) }
+    },
+    .init("ReadersWriters.cachedCopy", "a copy written in the barrier and read off the queue", breaks: VerdictProperty.dataRace) {
+        ReadersWritersCheck.run { CachedCopyStore(storage: $0) }
+    },
+    .init("ReadersWriters.globalQueueBarrier", "a barrier on a global queue, where it does nothing", breaks: ReadersWritersCheck.writeAlone) {
+        ReadersWritersCheck.run { GlobalQueueBarrierStore(storage: $0) }
+    },
+    .init("ReadersWriters.barrierReads", "reads submitted as barriers too", breaks: ReadersWritersCheck.readsOverlap) {
+        ReadersWritersCheck.run { BarrierReadsStore(storage: $0) }
+    },
+    .init("ReadersWriters.oneLock", "one lock around everything instead of the queue", breaks: ReadersWritersCheck.readsOverlap) {
+        ReadersWritersCheck.run { OneLockStore(storage: $0) }
+    },
 
     .init("FanOut.noLimit", "no semaphore", breaks: FanOutCheck.withinLimit) {
         FanOutCheck.run { FanOutVariant { $0.limitsInFlight = false } }
+    },
+    .init("FanOut.permitAfterFetch", "the permit taken after starting each fetch (one too many in flight)", breaks: FanOutCheck.withinLimit) {
+        FanOutCheck.run { FanOutVariant { $0.takesPermitAfterFetch = true } }
     },
     .init("FanOut.appendsOnArrival", "results appended as they arrive", breaks: FanOutCheck.resultsInOrder) {
         FanOutCheck.run { FanOutVariant { $0.storesByIndex = false } }
@@ -31,13 +64,28 @@ let variants01: [VariantRegistration] = [
     .init("FanOut.notifiesEarly", "notify registered before any enter", breaks: FanOutCheck.completionAfterAll) {
         FanOutCheck.run { FanOutVariant { $0.notifiesBeforeStarting = true } }
     },
+    .init("FanOut.oneEarly", "a countdown that reaches zero one reply early", breaks: FanOutCheck.completionAfterAll) {
+        FanOutCheck.run { OneEarlyFanOut() }
+    },
     .init("FanOut.missingLeave", "no leave on a failed fetch", breaks: .finishes) {
         FanOutCheck.run({ FanOutVariant { $0.leavesOnFailure = false } }, options: shortDeadline)
+    },
+    .init("FanOut.starvedPool", "one blocking global-queue block per id, bookkeeping sent to a queue that needs a pool thread", breaks: .finishes) {
+        FanOutCheck.run({ StarvedPoolFanOut() }, options: shortDeadline)
     },
     .init("FanOut.sequential", "waiting for each reply before the next fetch", breaks: FanOutCheck.usesConcurrency) {
         FanOutCheck.run { FanOutVariant { $0.waitsForEachReply = true } }
     },
     .init("FanOut.doubleCompletion", "completion called twice", breaks: FanOutCheck.completionOnce) {
         FanOutCheck.run { DoubleCompletionFanOut() }
+    },
+    .init("FanOut.unguardedSlots", "result slots written from several reply threads without a lock", breaks: VerdictProperty.dataRace) {
+        FanOutCheck.run { UnguardedSlotsFanOut() }
+    },
+    .init("FanOut.guessedReplies", "results guessed instead of passed on from the replies", breaks: FanOutCheck.resultsInOrder) {
+        FanOutCheck.run { GuessedRepliesFanOut() }
+    },
+    .init("FanOut.leaveBeforeStore", "leave() before the result is stored", breaks: FanOutCheck.resultsInOrder) {
+        FanOutCheck.run { LeaveBeforeStoreFanOut() }
     },
 ]

@@ -2,9 +2,17 @@ import Foundation
 import ExerciseKit
 import WorkbookCore
 
-/// Checks exercise 01-gcd/FanOut against a fake client that holds replies until the limit is
-/// reached and then answers newest first, on several threads — so replies arrive out of order
-/// every time, not just when timing happens to shuffle them.
+/// Checks exercise 01-gcd/FanOut against `FakeClient`, which decides when and where replies
+/// come back, so every run sees the same interleaving:
+/// - replies are held until the limit is reached, then answered newest first, one at a time,
+///   each on a different thread of the fake's own (not the GCD pool) — out of order every run;
+/// - the fake gives TSan only the request→reply edge, so results stored without a lock are a
+///   data race in every run;
+/// - the last reply waits for a load-adaptive window, so a completion one reply early is seen;
+/// - reply values are random per run and known only to the check, so results must be fetched.
+/// Four cases: 20 ids with K=4 and failures, K=1, no ids, K larger than N. When the completion
+/// never comes, the report says what the fake saw (started, delivered, returned, a callback
+/// still running) and whether the GCD pool is starved.
 public enum FanOutCheck {
     public static let withinLimit = Property(
         id: "too-many-in-flight",
@@ -56,11 +64,32 @@ public enum FanOutCheck {
         return .passed(properties)
     }
 
+    /// The replies of one run: values nobody can guess, made fresh every time, so an answer can
+    /// only return them by fetching them.
+    static func makeReplies(_ testCase: Case) -> [Int: Result<String, FetchError>] {
+        var replies: [Int: Result<String, FetchError>] = [:]
+        for id in testCase.ids {
+            let tag = String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16)
+            replies[id] = testCase.failing.contains(id) ? .failure(.notFound(id)) : .success("item-\(id)-\(tag)")
+        }
+        return replies
+    }
+
+    /// One call of the answer's completion, with what the fake had done by then.
+    struct CompletionCall: Sendable {
+        let results: [Result<String, FetchError>]
+        let delivered: Int
+        let returned: Int
+    }
+
     static func check(_ testCase: Case, _ fanOut: any FanOutProtocol, options: CheckOptions) -> CheckFailure? {
         let trace = Trace()
-        let client = FakeClient(trace: trace, limit: testCase.maxInFlight, expectedFetches: testCase.ids.count, failingIDs: testCase.failing)
+        let replies = makeReplies(testCase)
+        let calls = Locked<[CompletionCall]>([])
+        // Before the last reply, give a completion that comes one reply early time to show.
+        let client = FakeClient(trace: trace, limit: testCase.maxInFlight, expectedFetches: testCase.ids.count, replies: replies,
+                                beforeLastReply: { if calls.current.isEmpty { waitForQueuesRound() } })
         defer { client.stop() }
-        let calls = Locked<[(results: [Result<String, FetchError>], deliveredBefore: Int)]>([])
         let completionCalled = DispatchSemaphore(value: 0)
         let call = "fetchAll(\(testCase.ids), maxInFlight: \(testCase.maxInFlight))"
         let callText = Localized.verbatim(call)
@@ -68,10 +97,13 @@ public enum FanOutCheck {
         Thread.detachNewThread {
             trace.record("fetchAll(…) called", lane: "caller")
             fanOut.fetchAll(testCase.ids, maxInFlight: testCase.maxInFlight, using: client) { results in
-                let delivered = client.statistics.delivered
-                trace.record("completion(\(results.count) results)", lane: "completion")
-                calls.withLock { $0.append((results, delivered)) }
-                completionCalled.signal()
+                // The check's bookkeeping runs on the answer's thread: keep it out of TSan's sight.
+                RaceDetector.quietly {
+                    let stats = client.statistics
+                    trace.record("completion(\(results.count) results)", lane: "completion")
+                    calls.withLock { $0.append(CompletionCall(results: results, delivered: stats.delivered, returned: stats.returned)) }
+                    completionCalled.signal()
+                }
             }
             trace.record("fetchAll(…) returned", lane: "caller")
         }
@@ -85,31 +117,24 @@ public enum FanOutCheck {
                     ja: "\(callText.ja): 同時に \(stats.mostInFlight) 件の取得が進行中でした（id ごとのレーンで重なったバーを見てください）。各取得の前にセマフォの許可を取り、コールバックで返しましょう。"),
                 events: traceWindow(trace.events, around: overLimit))
         }
-        guard cameBack else {
-            let missing = testCase.ids.count - stats.returned
-            return CheckFailure(
-                .finishes,
-                observed: Localized(
-                    "\(call): completion was not called within \(formatSeconds(options.deadlockSeconds)). \(stats.started.count) of \(testCase.ids.count) fetches were started and \(stats.returned) called back. Look for a group.enter() without a leave() (\(missing) missing), a semaphore that is never signalled, or a wait() on the thread that should deliver.",
-                    ja: "\(call): completion が \(formatSeconds(options.deadlockSeconds)) 以内に呼ばれませんでした。\(testCase.ids.count) 件中 \(stats.started.count) 件の取得が開始され、\(stats.returned) 件がコールバックしました。leave() のない group.enter()（\(missing) 件不足）、signal されないセマフォ、応答を届けるべきスレッドでの wait() を探しましょう。"),
-                events: traceTail(trace.events))
-        }
-        // Let every reply finish its callback, then leave a moment for a stray second completion.
+        guard cameBack else { return stalled(call, testCase, client: client, options: options) }
+        // Let every reply finish its callback, then give a stray second completion its chance.
         _ = client.waitUntilSettled(seconds: options.deadlockSeconds)
-        _ = completionCalled.wait(timeout: .now() + 0.05)
+        waitForQueuesRound()
         let recorded = calls.current
         let first = recorded[0]
         let started = client.statistics.started
 
-        if first.deliveredBefore < started.count {
+        if first.delivered < started.count || first.delivered < testCase.ids.count {
+            let total = max(started.count, testCase.ids.count)
             return CheckFailure(
                 completionAfterAll,
                 observed: Localized(
-                    "\(call): completion was called when only \(first.deliveredBefore) of the \(started.count) replies had been delivered. Call it from group.notify, after every fetch has left the group.",
-                    ja: "\(call): 応答が \(started.count) 件中 \(first.deliveredBefore) 件しか届いていない時点で completion が呼ばれました。すべての取得がグループを leave した後、group.notify から呼びましょう。"),
+                    "\(call): completion was called when only \(first.delivered) of the \(total) replies had been delivered (the fake held the last reply back until then). Call it from group.notify, after every fetch has left the group.",
+                    ja: "\(call): \(total) 件中 \(first.delivered) 件の応答しか届いていない時点で completion が呼ばれました（フェイクは最後の応答をそこまで保留していました）。すべての取得がグループを leave した後、group.notify から呼びましょう。"),
                 events: trace.events)
         }
-        if started.count != testCase.ids.count || Set(started) != Set(testCase.ids) {
+        if started.count != testCase.ids.count || started.sorted() != testCase.ids.sorted() {
             return CheckFailure(
                 eachFetchedOnce,
                 observed: Localized(
@@ -133,18 +158,68 @@ public enum FanOutCheck {
                     ja: "\(call): \(testCase.maxInFlight) 件まで許されているのに、同時に進行中の取得は 1 件だけでした。取得が 1 件ずつ順に実行されています。前の応答を待たずに次の取得を始め、待つのはセマフォだけにしましょう。"),
                 events: trace.events)
         }
-        let expected = testCase.ids.map { FakeClient.reply(for: $0, failingIDs: testCase.failing) }
+        let expected = testCase.ids.map { replies[$0]! }
         if first.results != expected {
-            let shown = first.results.map(describe).joined(separator: ", ")
-            let wanted = expected.map(describe).joined(separator: ", ")
-            return CheckFailure(
-                resultsInOrder,
-                observed: Localized(
-                    "\(call): completion got [\(shown)] but expected [\(wanted)]. Replies arrive out of order (see the trace): store each result at its id's index instead of appending.",
-                    ja: "\(call): completion が受け取ったのは [\(shown)]、期待値は [\(wanted)] です。応答は順不同で届きます（トレース参照）。追加（append）ではなく、id の位置に結果を格納しましょう。"),
-                events: trace.events)
+            return CheckFailure(resultsInOrder, observed: wrongResults(call, got: first.results, expected: expected, ids: testCase.ids,
+                                                                       deliveredOrder: client.statistics.deliveredIDs),
+                                events: trace.events)
         }
         return nil
+    }
+
+    /// What the results got wrong, from what was seen: missing, extra, or out of place.
+    static func wrongResults(_ call: String, got: [Result<String, FetchError>], expected: [Result<String, FetchError>],
+                             ids: [Int], deliveredOrder: [Int]) -> Localized {
+        let shown = got.map(describe).joined(separator: ", ")
+        let wanted = expected.map(describe).joined(separator: ", ")
+        let arrival = deliveredOrder.map(String.init).joined(separator: ", ")
+        let gotSet = got.map(describe), expectedSet = expected.map(describe)
+        let missing = expectedSet.filter { !gotSet.contains($0) }
+        let unknown = gotSet.filter { !expectedSet.contains($0) }
+        if !unknown.isEmpty {
+            return Localized(
+                "\(call): completion got [\(shown)], but the client's replies were [\(wanted)]. \(unknown.joined(separator: ", ")) never came from the client: the replies change every run, so pass on exactly what each fetch's callback received.",
+                ja: "\(call): completion が受け取ったのは [\(shown)] ですが、クライアントの応答は [\(wanted)] でした。\(unknown.joined(separator: ", ")) はクライアントから来ていません。応答は実行ごとに変わるので、各取得のコールバックが受け取った値をそのまま渡しましょう。")
+        }
+        if got.count != expected.count || !missing.isEmpty {
+            return Localized(
+                "\(call): completion got \(got.count) results [\(shown)] for \(expected.count) ids; expected [\(wanted)]. Missing: \(missing.isEmpty ? "none" : missing.joined(separator: ", ")). Every result must be stored before its fetch leaves the group, so notify sees them all.",
+                ja: "\(call): \(expected.count) 件の id に対し completion が受け取った結果は \(got.count) 件 [\(shown)]、期待値は [\(wanted)] です。欠けている結果: \(missing.isEmpty ? "なし" : missing.joined(separator: ", "))。notify がすべてを見られるよう、各結果はその取得がグループを leave する前に格納しましょう。")
+        }
+        return Localized(
+            "\(call): completion got [\(shown)] but expected [\(wanted)]. The replies arrived in the order of ids \(arrival): store each result at its id's index instead of appending.",
+            ja: "\(call): completion が受け取ったのは [\(shown)]、期待値は [\(wanted)] です。応答は id \(arrival) の順に届きました。追加（append）ではなく、id の位置に結果を格納しましょう。")
+    }
+
+    /// The completion never came: say what the fake saw, and look at the GCD pool.
+    static func stalled(_ call: String, _ testCase: Case, client: FakeClient, options: CheckOptions) -> CheckFailure {
+        let stats = client.statistics, running = client.callbacksRunning
+        let seconds = formatSeconds(options.deadlockSeconds)
+        let seen = Localized(
+            "\(call): completion was not called within \(seconds). \(stats.started.count) of \(testCase.ids.count) fetches were started, \(stats.delivered) replies delivered and \(stats.returned) callbacks returned.",
+            ja: "\(call): completion が \(seconds) 以内に呼ばれませんでした。\(testCase.ids.count) 件中 \(stats.started.count) 件の取得が開始され、\(stats.delivered) 件の応答が届き、\(stats.returned) 件のコールバックが戻りました。")
+        let cause: Localized
+        if !running.isEmpty {
+            let list = running.map(String.init).joined(separator: ", ")
+            cause = Localized(
+                "The callback for id \(list) was called and has not returned: it is blocked inside (a wait() for something that only a later reply, or this very thread, would signal).",
+                ja: "id \(list) のコールバックが呼ばれたまま戻っていません。中でブロックしています（後の応答か、このスレッド自身しか signal しないものを wait() している）。")
+        } else if globalPoolIsStarved() {
+            cause = Localized(
+                "A block submitted to DispatchQueue.global() just now did not start within 0.5 s: every GCD pool thread is blocked (for example in semaphore.wait() inside global-queue blocks, one per id), and the blocks that would signal them are queued behind them — a starved pool. Linux adds about one pool thread per second. Wait for permits on ONE background thread (a loop), not in one block per id, and never make a reply's bookkeeping wait for a pool thread.",
+                ja: "いま DispatchQueue.global() に投入したブロックが 0.5 秒以内に始まりませんでした。GCD プールのスレッドがすべてブロックされていて（たとえば id ごとのグローバルキューのブロックで semaphore.wait() している）、それらを signal するはずのブロックがその後ろで待っています。プールの枯渇です。Linux はプールのスレッドを 1 秒に 1 本ほどしか増やしません。許可の待機は id ごとのブロックではなく 1 本のバックグラウンドスレッド（ループ）で行い、応答の後処理がプールのスレッドを待つことのないようにしましょう。")
+        } else if stats.started.count < testCase.ids.count {
+            cause = Localized(
+                "Nothing is running and no more fetches are being started: the loop that starts them is stuck — a semaphore wait() whose permit is never given back (a signal() missing on some path), or a wait on the thread that should deliver.",
+                ja: "実行中のものはなく、新しい取得も始まりません。取得を始めるループが止まっています。どこかの経路で signal() が抜けて許可が返らないセマフォの wait() か、応答を届けるべきスレッドでの wait() です。")
+        } else {
+            let failures = testCase.failing.sorted().map(String.init).joined(separator: ", ")
+            cause = Localized(
+                "Every fetch was started and every callback returned, yet completion never came: the group never emptied — a group.enter() without a leave() on some path (ids \(failures.isEmpty ? "—" : failures) failed here), or completion not called on some path.",
+                ja: "すべての取得が開始され、すべてのコールバックが戻ったのに、completion が来ません。グループが空になっていません。どこかの経路で leave() のない group.enter()（ここでは id \(failures.isEmpty ? "—" : failures) が失敗しました）か、completion を呼ばない経路があります。")
+        }
+        return CheckFailure(.finishes, observed: Localized("\(seen.en) \(cause.en)", ja: "\(seen.ja)\(cause.ja)"),
+                            events: traceTail(client.trace.events))
     }
 
     static func describe(_ result: Result<String, FetchError>) -> String {

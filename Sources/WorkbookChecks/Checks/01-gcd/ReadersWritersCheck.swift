@@ -4,6 +4,9 @@ import WorkbookCore
 
 /// Checks exercise 01-gcd/ReadersWriters.
 ///
+/// 0. No data race: two threads take turns writing and reading (`runInTurns`), so state of the
+///    answer's own read off the queue is reported by ThreadSanitizer every run. Then a writer is
+///    held inside the storage while a reader tries: a read that bypasses the queue walks in.
 /// 1. A write runs alone. First a probe: a reader is held inside `storage.read`, then another
 ///    thread writes; a write that enters while the reader is inside is an overlap. The reader
 ///    is held until a thread started after the write has run (so a loaded machine gets a
@@ -31,7 +34,9 @@ public enum ReadersWritersCheck {
     public static let properties = [writeAlone, readAfterWrite, readsOverlap, Property.finishes]
 
     public static func run(_ make: @escaping @Sendable (InstrumentedStorage) -> any ReadersWritersProtocol, options: CheckOptions = .init()) -> CheckResult {
-        let failure = probeWriteDuringRead(make, options: options)
+        let failure = probeRaces(make, options: options)
+            ?? probeWriteDuringRead(make, options: options)
+            ?? probeReadDuringWrite(make, options: options)
             ?? stressReadersAndWriters(make, options: options)
             ?? checkReadAfterWrite(make, options: options)
             ?? checkReadsOverlap(make, options: options)
@@ -43,12 +48,78 @@ public enum ReadersWritersCheck {
                        overlap.runningWrites > 0 ? "\(overlap.runningWrites) write(s)" : nil].compactMap { $0 }.joined(separator: " and ")
         let runningJa = [overlap.runningReads > 0 ? "読み取り \(overlap.runningReads) 件" : nil,
                          overlap.runningWrites > 0 ? "書き込み \(overlap.runningWrites) 件" : nil].compactMap { $0 }.joined(separator: "と")
+        let enteringRead = overlap.entering.hasPrefix("read")
+        let advice = enteringRead
+            ? Localized("A read got in while a write was running: every read must go through the queue (queue.sync), so a barrier write can hold it back.",
+                        ja: "書き込みの実行中に読み取りが入りました。すべての読み取りをキュー経由（queue.sync）にして、バリア付きの書き込みが読み取りを止められるようにしましょう。")
+            : Localized("A write got in while \(running) were running: a write needs the queue to itself — submit it with the .barrier flag on a concurrent queue you created (barriers do nothing on global queues).",
+                        ja: "\(runningJa)の実行中に書き込みが入りました。書き込みはキューを独占する必要があります。自分で作ったコンカレントキューに .barrier フラグ付きで投入しましょう（グローバルキューではバリアは効きません）。")
         return CheckFailure(
             writeAlone,
             observed: Localized(
-                "\"\(overlap.entering)\" began while \(running) were still running (see the overlapping bars). A write needs the queue to itself: submit it with the .barrier flag on a concurrent queue.",
-                ja: "\(runningJa)がまだ実行中なのに \"\(overlap.entering)\" が始まりました（重なったバーを見てください）。書き込みはキューを独占する必要があります。コンカレントキューに .barrier フラグ付きで投入しましょう。"),
+                "\"\(overlap.entering)\" began while \(running) were still running (see the overlapping bars). \(advice.en)",
+                ja: "\(runningJa)がまだ実行中なのに \"\(overlap.entering)\" が始まりました（重なったバーを見てください）。\(advice.ja)"),
             events: traceWindow(storage.trace.events, around: overlap.sequence))
+    }
+
+    /// Holds one writer inside the storage and lets a reader try to get in: a read that does not
+    /// go through the queue walks right in.
+    static func probeReadDuringWrite(_ make: @escaping @Sendable (InstrumentedStorage) -> any ReadersWritersProtocol, options: CheckOptions) -> CheckFailure? {
+        let storage = InstrumentedStorage()
+        let store = make(storage)
+        let writerInside = DispatchSemaphore(value: 0), releaseWriter = DispatchSemaphore(value: 0)
+        storage.whileInsideWrite {
+            writerInside.signal()
+            _ = releaseWriter.wait(timeout: .now() + 2)
+        }
+        let writer = DispatchGroup(), reader = DispatchGroup()
+        runDetached(writer) { store.setValue(1, forKey: "k") }
+        guard writerInside.wait(timeout: .now() + options.deadlockSeconds) == .success else {
+            releaseWriter.signal()
+            return .deadlock(trace: storage.trace, options: options, doing: "setValue(_:forKey:)")
+        }
+        storage.whileInsideWrite(nil)
+        runDetached(reader) { _ = store.value(forKey: "k") }
+        // A read off the queue enters at once; give it a window that grows with the load.
+        if !storage.waitForOverlap(seconds: 0) {
+            waitForQueuesRound()
+            _ = storage.waitForOverlap(seconds: 0.05)
+        }
+        releaseWriter.signal()
+        let finished = writer.wait(timeout: .now() + options.deadlockSeconds) == .success
+            && reader.wait(timeout: .now() + options.deadlockSeconds) == .success
+        if let overlap = storage.currentStatistics.overlaps.first { return overlapFailure(storage, overlap) }
+        guard finished else {
+            return .deadlock(trace: storage.trace, options: options, doing: "value(forKey:) while a write runs")
+        }
+        return nil
+    }
+
+    /// Two threads take turns writing and reading (`runInTurns`): state of the answer's own that
+    /// a read touches off the queue is an unordered pair that ThreadSanitizer reports every run.
+    static func probeRaces(_ make: @escaping @Sendable (InstrumentedStorage) -> any ReadersWritersProtocol, options: CheckOptions) -> CheckFailure? {
+        let warm = make(InstrumentedStorage())
+        guard returnsWithin(seconds: options.deadlockSeconds, {
+            warm.setValue(0, forKey: "k"); _ = warm.value(forKey: "k")
+        }) else { return .deadlock(trace: Trace(), options: options, doing: "setValue(_:forKey:) / value(forKey:)") }
+        let storage = InstrumentedStorage()
+        let store = make(storage)
+        let calls: [(thread: Int, label: String, body: @Sendable () -> Void)] = [
+            (0, "setValue(1, forKey: \"k\")", { store.setValue(1, forKey: "k") }),
+            (1, "value(forKey: \"k\")", { _ = store.value(forKey: "k") }),
+            (1, "setValue(2, forKey: \"j\")", { store.setValue(2, forKey: "j") }),
+            (0, "value(forKey: \"j\")", { _ = store.value(forKey: "j") }),
+            (0, "value(forKey: \"k\")", { _ = store.value(forKey: "k") }),
+        ]
+        let stuck = runInTurns(threads: 2, deadlineSeconds: options.deadlockSeconds, steps: calls.map { call in
+            (call.thread, { storage.trace.span(call.label) { call.body() } })
+        })
+        guard let stuck else {
+            // Let queued writes run before the next step.
+            _ = withDeadline(seconds: options.deadlockSeconds) { store.value(forKey: "k") }
+            return nil
+        }
+        return .deadlock(trace: storage.trace, options: options, doing: calls[stuck].label)
     }
 
     /// Holds one reader inside the storage and lets a writer try to get in.
