@@ -108,7 +108,7 @@ let variants03: [VariantRegistration] = [
         WorkerCheck.run({ SignalOnceJoinWorker() }, options: shortDeadline)
     },
     .init("Worker.isFinishedWithoutLock", "isFinished reading the flag without the lock", breaks: VerdictProperty.dataRace) {
-        WorkerCheck.run { WorkerVariant(.isFinishedWithoutLock) }
+        WorkerCheck.run { UnlockedFlagWorker() }
     },
     .init("Worker.relayJoin", "a correct answer: join on a semaphore that each joiner passes on", breaks: passesTheCheck) {
         WorkerCheck.run { SignalOnceJoinWorker(relays: true) }

@@ -250,3 +250,60 @@ final class QueueWorker: WorkerProtocol, @unchecked Sendable {  // all `var`s ar
 
     var isFinished: Bool { condition.withLock { finished } }
 }
+
+/// Like the reference, except that `isFinished` reads the flag without the lock (a quick look
+/// at a Bool "cannot hurt" — but nothing orders it with the worker thread's write).
+final class UnlockedFlagWorker: WorkerProtocol, @unchecked Sendable {  // all `var`s are guarded by `condition`, except in `isFinished`
+    private enum State { case accepting, draining, cancelled }
+    private let condition = NSCondition()
+    private var jobs: [@Sendable () -> Void] = []
+    private var state = State.accepting
+    private var finished = false
+
+    init() {}
+
+    func start() {
+        Thread.detachNewThread { [self] in
+            while let job = nextJob() { job() }
+            condition.lock()
+            finished = true
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    private func nextJob() -> (@Sendable () -> Void)? {
+        condition.lock()
+        defer { condition.unlock() }
+        while jobs.isEmpty && state == .accepting { condition.wait() }
+        return jobs.isEmpty ? nil : jobs.removeFirst()
+    }
+
+    func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard state == .accepting else { return false }
+        jobs.append(job)
+        condition.broadcast()
+        return true
+    }
+
+    func shutdown() { stop(as: .draining) }
+    func cancel() { stop(as: .cancelled) }
+
+    private func stop(as newState: State) {
+        condition.lock()
+        defer { condition.unlock() }
+        if state != .cancelled { state = newState }
+        if newState == .cancelled { jobs.removeAll() }
+        condition.broadcast()
+    }
+
+    func join() {
+        condition.lock()
+        defer { condition.unlock() }
+        while !finished { condition.wait() }
+    }
+
+    var isFinished: Bool { finished }  // the race: no lock held
+}

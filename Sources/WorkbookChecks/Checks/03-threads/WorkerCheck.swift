@@ -55,6 +55,9 @@ public enum WorkerCheck {
         name: Localized("join returns for every caller", ja: "join はすべての呼び出し元に戻る"),
         rule: Localized("join returns once the worker has ended — for every thread that calls it, however many, and again each time it is called later.",
                         ja: "join はワーカーが終わったら戻る。呼んだスレッドがいくつあっても、その後に何度呼ばれても。"))
+    /// Fresh worker pairs the race probe runs its sequence on.
+    static let probeRounds = 6
+
     public static let properties = [inOrderOnOneThread, ownThread, returnsAtOnce, wakesIdle, finishedAfterWork, nothingStartsAfterCancel, joinEveryTime, Property.finishes]
 
     public static func run(_ make: @escaping @Sendable () -> any WorkerProtocol, options: CheckOptions = .init()) -> CheckResult {
@@ -376,6 +379,20 @@ public enum WorkerCheck {
 
     /// Every method from two threads in turn, while the worker's thread runs; with TSan on, an
     /// unguarded access stops the run here.
+    ///
+    /// How the steps are arranged, and why (each point was measured: without it, a read of the
+    /// finished flag outside the lock went unreported in some or all runs):
+    /// - A thread reads `isFinished` while the worker still runs and then leaves that worker
+    ///   alone, so the worker's final write of its flag has no ordering with that read unless
+    ///   the answer's lock gives one. The read comes first: TSan checks the pair at the second
+    ///   access, and the worker's thread has ended once `join` returns.
+    /// - Before the read, a third thread waits until the worker's thread is asleep, waiting
+    ///   for work. TSan keeps only the last four accesses to each 8 bytes; a worker that is
+    ///   still busy with its first accesses to the flags next to `finished` would push the read
+    ///   out before the write comes.
+    /// - The probe threads record nothing while they take turns: TSan's ignore annotations
+    ///   (which the trace uses) around the read and around the calls that lead to the write
+    ///   hid the race in every run.
     static func probeRaces(_ make: @escaping @Sendable () -> any WorkerProtocol, options: CheckOptions) -> CheckFailure? {
         // Warm up on this thread first: the first call of a generic function fills the Swift
         // runtime's caches under its own locks, and a lock both probe threads take would order
@@ -384,33 +401,43 @@ public enum WorkerCheck {
         guard returnsWithin(seconds: options.deadlockSeconds, {
             warm.start(); warm.submit {}; _ = warm.isFinished; warm.shutdown(); warm.join(); warm.cancel(); warm.submit {}
         }) else { return .deadlock(trace: Trace(), options: options, doing: "start, submit, isFinished, shutdown, join, cancel, submit on one thread") }
-        let drained = make(), cancelled = make()
-        let trace = Trace()
-        let calls: [(thread: Int, label: String, body: @Sendable () -> Void)] = [
-            (0, "start()", { drained.start() }),
-            (1, "submit(job)", { drained.submit {} }),
-            (0, "isFinished", { _ = drained.isFinished }),
-            (0, "submit(job)", { drained.submit {} }),
-            (1, "isFinished", { _ = drained.isFinished }),
-            (1, "shutdown()", { drained.shutdown() }),
-            (0, "join()", { drained.join() }),
-            (1, "isFinished", { _ = drained.isFinished }),
-            (0, "submit(job)", { drained.submit {} }),
-            (1, "cancel()", { drained.cancel() }),
-            (0, "start() (a second worker)", { cancelled.start() }),
-            (1, "submit(job)", { cancelled.submit {} }),
-            (0, "submit(job)", { cancelled.submit {} }),
-            (1, "cancel()", { cancelled.cancel() }),
-            (0, "shutdown()", { cancelled.shutdown() }),
-            (1, "join()", { cancelled.join() }),
-            (0, "isFinished", { _ = cancelled.isFinished }),
-            (1, "submit(job)", { cancelled.submit {} }),
-        ]
-        let stuck = runInTurns(threads: 2, deadlineSeconds: options.deadlockSeconds, steps: calls.map { call in
-            (call.thread, { trace.span(call.label) { call.body() } })
-        })
+        var calls: [(thread: Int, label: String, body: @Sendable () -> Void)] = []
+        for _ in 0..<probeRounds {
+            let drained = make(), cancelled = make()
+            let drainedThread = Locked<KernelThread?>(nil), cancelledThread = Locked<KernelThread?>(nil)
+            let round: [(thread: Int, label: String, body: @Sendable () -> Void)] = [
+                (0, "start()", { drained.start() }),
+                (1, "submit(job)", { drained.submit { drainedThread.withLock { $0 = KernelThread.current() } } }),
+                (0, "submit(job)", { drained.submit {} }),
+                (2, "(the worker waits for work)", { settle(drainedThread) }),
+                (1, "isFinished", { _ = drained.isFinished }),
+                (0, "shutdown()", { drained.shutdown() }),
+                (0, "join()", { drained.join() }),
+                (0, "submit(job) after the end", { drained.submit {} }),
+                (1, "start() (a second worker)", { cancelled.start() }),
+                (0, "submit(job)", { cancelled.submit { cancelledThread.withLock { $0 = KernelThread.current() } } }),
+                (1, "submit(job)", { cancelled.submit {} }),
+                (2, "(the worker waits for work)", { settle(cancelledThread) }),
+                (0, "isFinished", { _ = cancelled.isFinished }),
+                (1, "cancel()", { cancelled.cancel() }),
+                (1, "shutdown()", { cancelled.shutdown() }),
+                (1, "join()", { cancelled.join() }),
+                (1, "submit(job) after the end", { cancelled.submit {} }),
+            ]
+            calls += round
+        }
+        let stuck = runInTurns(threads: 3, deadlineSeconds: options.deadlockSeconds, steps: calls.map { ($0.thread, $0.body) })
         guard let stuck else { return nil }
+        let trace = Trace()
+        for call in calls[...stuck] where call.thread < 2 { trace.record(call.label, lane: "T\(call.thread + 1)") }
         return .deadlock(trace: trace, options: options, doing: calls[stuck].label)
+    }
+
+    /// Waits until the worker's thread (recorded by its first job) is asleep, waiting for work.
+    static func settle(_ thread: Locked<KernelThread?>) {
+        let deadline = MonotonicClock.now() + 2_000_000_000
+        while thread.current == nil && MonotonicClock.now() < deadline { usleep(200) }
+        waitUntilBlocked(thread.current)
     }
 }
 
