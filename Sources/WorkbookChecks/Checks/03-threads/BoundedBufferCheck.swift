@@ -169,7 +169,7 @@ public enum BoundedBufferCheck {
         switch take.awaitWake(seconds: options.deadlockSeconds / 2, conditions: LearnerConditions(in: buffer)) {
         case .returned: break
         case .onlyAfterExtraBroadcast:
-            return missedWakeup(waiter: "take()", change: "put(\(item))", decoy: false, trace: trace, options: options)
+            return missedWakeup(waiter: "take()", change: "put(\(item))", trace: trace, options: options)
         case .stuck:
             return .deadlock(trace: trace, options: options, doing: "take() after put(\(item)) into the empty buffer it waited on")
         }
@@ -206,7 +206,7 @@ public enum BoundedBufferCheck {
         switch put.awaitWake(seconds: options.deadlockSeconds / 2, conditions: LearnerConditions(in: buffer)) {
         case .returned: break
         case .onlyAfterExtraBroadcast:
-            return missedWakeup(waiter: "put(\(items[2]))", change: "take()", decoy: false, trace: trace, options: options)
+            return missedWakeup(waiter: "put(\(items[2]))", change: "take()", trace: trace, options: options)
         case .stuck:
             return .deadlock(trace: trace, options: options, doing: "put(\(items[2])) after a take() made room in the full buffer it waited on")
         }
@@ -235,7 +235,7 @@ public enum BoundedBufferCheck {
             events: trace.events)
     }
 
-    static func missedWakeup(waiter: String, change: String, decoy: Bool, trace: Trace, options: CheckOptions) -> CheckFailure {
+    static func missedWakeup(waiter: String, change: String, trace: Trace, options: CheckOptions) -> CheckFailure {
         let seconds = formatSeconds(options.deadlockSeconds / 2)
         trace.record("broadcast() from the check")
         return CheckFailure(wakesTheRightWaiter, observed: Localized(

@@ -70,7 +70,7 @@ public enum TransfersCheck {
         }
         return CheckFailure(exactBalances, observed: Localized(
             "After \(what.en), the balances were wrong — \(differences.joined(separator: ", ")). A transfer takes `amount` from the source and adds it to the destination.",
-            ja: "\(what.ja)の後、残高が違いました — \(differencesJa.joined(separator: "、"))。送金は送金元から `amount` を引き、送金先に足します。"),
+            ja: "\(what.ja) の後、残高が違いました — \(differencesJa.joined(separator: "、"))。送金は送金元から `amount` を引き、送金先に足します。"),
             events: events)
     }
 
@@ -110,8 +110,8 @@ public enum TransfersCheck {
     static func probeOppositeTransfers(_ transfers: any TransfersProtocol, options: CheckOptions) -> CheckFailure? {
         let trace = Trace()
         // The rendezvous ends early when a thread must wait for its first lock, so a correct
-        // answer never waits it out; the generous limit only matters under heavy load.
-        let rendezvous = TrackedLock.Rendezvous(parties: 2, seconds: 2)
+        // answer never waits it out; the limit only matters for an answer that blocks on something else first.
+        let rendezvous = TrackedLock.Rendezvous(parties: 2, seconds: 1)
         let accounts = freshAccounts(2)
         let start = accounts.map(\.balance)
         let there = amount(), back = amount()

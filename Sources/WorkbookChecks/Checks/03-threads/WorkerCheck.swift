@@ -55,8 +55,9 @@ public enum WorkerCheck {
         name: Localized("join returns for every caller", ja: "join はすべての呼び出し元に戻る"),
         rule: Localized("join returns once the worker has ended — for every thread that calls it, however many, and again each time it is called later.",
                         ja: "join はワーカーが終わったら戻る。呼んだスレッドがいくつあっても、その後に何度呼ばれても。"))
-    /// Fresh worker pairs the race probe runs its sequence on.
-    static let probeRounds = 6
+    /// Fresh worker pairs the race probe runs its sequence on (with 2 rounds a racy read went
+    /// unreported in 3 of 20 runs, with 6 in none of 40; a round costs about 50 ms).
+    static let probeRounds = 8
 
     public static let properties = [inOrderOnOneThread, ownThread, returnsAtOnce, wakesIdle, finishedAfterWork, nothingStartsAfterCancel, joinEveryTime, Property.finishes]
 
@@ -389,7 +390,9 @@ public enum WorkerCheck {
     /// - Before the read, a third thread waits until the worker's thread is asleep, waiting
     ///   for work. TSan keeps only the last four accesses to each 8 bytes; a worker that is
     ///   still busy with its first accesses to the flags next to `finished` would push the read
-    ///   out before the write comes.
+    ///   out before the write comes. Even so the other threads' later accesses to those 8 bytes
+    ///   may push it out (about one round in three, measured), so the sequence runs on
+    ///   `probeRounds` fresh workers.
     /// - The probe threads record nothing while they take turns: TSan's ignore annotations
     ///   (which the trace uses) around the read and around the calls that lead to the write
     ///   hid the race in every run.
@@ -433,7 +436,9 @@ public enum WorkerCheck {
         return .deadlock(trace: trace, options: options, doing: calls[stuck].label)
     }
 
-    /// Waits until the worker's thread (recorded by its first job) is asleep, waiting for work.
+    /// Waits until the worker's thread (recorded by its first job) is asleep, waiting for work,
+    /// and a load-adaptive window more (measured: without the window, a racy read was missed
+    /// far more often).
     static func settle(_ thread: Locked<KernelThread?>) {
         let deadline = MonotonicClock.now() + 2_000_000_000
         while thread.current == nil && MonotonicClock.now() < deadline { usleep(200) }
