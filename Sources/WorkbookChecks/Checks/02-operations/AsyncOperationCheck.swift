@@ -19,8 +19,8 @@ import WorkbookCore
 ///    cancelled before start, the work never ran and the operation still finished.
 /// 1. On a queue: B depends on A; while A's work is held, B must not start (a load-adaptive
 ///    window); after `done`, B must start.
-/// 2. The work calls `done` at once, inside `start()`: once `start()` has returned, the
-///    operation is finished and not executing, and Foundation knows it.
+/// 2. The work calls `done` at once, inside `start()`: once `start()` (and `done`) have
+///    returned, the operation is finished and not executing, and Foundation knows it.
 /// 3. Cancelled before it is queued, and cancelled while it waits for a dependency: the work
 ///    never runs, and the operation finishes (the queue drains, `waitUntilFinished` returns).
 /// 4. Under load: 100 chains of three, each finishing from another thread.
@@ -156,12 +156,7 @@ public enum AsyncOperationCheck {
             (1, "isExecuting, isFinished", { _ = flags(of: operation) }),
             (0, "start()", {
                 operation.start()
-                let record = FoundationRecord.state(of: operation)
-                seen.update {
-                    $0.workCallsAfterStart = held.current.calls
-                    $0.recordAfterStart = record
-                    $0.announcements = log.entries
-                }
+                seen.update { $0.workCallsAfterStart = held.current.calls }
             }),
             (1, "isAsynchronous, isExecuting, isFinished", {
                 // The work may have been handed to another thread: give it a moment, unless
@@ -171,9 +166,14 @@ public enum AsyncOperationCheck {
                     held.wait(seconds: 0.01) { $0.calls > 0 }
                 }
                 let now = flags(of: operation, asynchronous: true)
+                // What Foundation was told by now (start() may have handed its announcement to
+                // another thread, together with the work).
+                let record = FoundationRecord.state(of: operation)
                 seen.update {
                     $0.whileRunning = now
                     $0.workCallsWhileRunning = held.current.calls
+                    $0.recordAfterStart = record
+                    $0.announcements = log.entries
                 }
             }),
             (0, "isExecuting, isFinished", { _ = flags(of: operation) }),
@@ -416,13 +416,22 @@ public enum AsyncOperationCheck {
 
     static func checkDoneInsideStart(_ make: @escaping Make, options: CheckOptions) -> CheckFailure? {
         let trace = Trace()
+        let doneReturned = QuietState(false)
         let a = make { done in
             trace.record("A: work calls done() at once", lane: "A")
             done()
+            doneReturned.update { $0 = true }
         }
         defer { withExtendedLifetime(a) {} }
         guard returnsWithin(seconds: options.deadlockSeconds, { trace.span("A.start()", lane: "check") { a.start() } }) else {
             return .deadlock(trace: trace, options: options, doing: "start() of an operation whose work calls done at once")
+        }
+        // start() may have handed the work to another thread: wait until done has returned there.
+        guard doneReturned.wait(seconds: options.deadlockSeconds, until: { $0 }) else {
+            return CheckFailure(runsTheWork, observed: Localized(
+                "start() returned, and the work was never called (waited \(formatSeconds(options.deadlockSeconds))).",
+                ja: "start() は戻りましたが、仕事は一度も呼ばれませんでした（\(formatSeconds(options.deadlockSeconds)) 待機）。"),
+                events: trace.events)
         }
         let flags = Flags(executing: a.isExecuting, finished: a.isFinished)
         let record = FoundationRecord.state(of: a)

@@ -66,27 +66,22 @@ public enum CooperativeCancellationCheck {
         }) else { return .deadlock(trace: Trace(), options: options, doing: "a worker and a publisher started by hand") }
         let subject = make()
         let trace = Trace()
-        let sinks = [WorkSink(trace: trace), WorkSink(trace: trace)]
         let made = QuietState<[Operation]>([])
+        // Three rounds, the threads taking turns: each step makes a worker and its publisher,
+        // starts both, and so meets whatever the other thread's step left in shared state.
         typealias Step = (thread: Int, label: String, body: @Sendable () -> Void)
-        let workerSteps = (0..<2).map { thread -> Step in
+        let steps = (0..<6).map { index -> Step in
+            let sink = WorkSink(trace: trace)
             let body: @Sendable () -> Void = {
-                let worker = subject.makeWorker(items: probeItems, sink: sinks[thread])
-                made.update { $0.append(worker) }
+                let worker = subject.makeWorker(items: probeItems, sink: sink)
+                let publisher = subject.makePublisher(sink: sink)
+                publisher.addDependency(worker)
+                made.update { $0 += [worker, publisher] }
                 worker.start()
-            }
-            return (thread, "worker.start()", body)
-        }
-        let publisherSteps = (0..<2).map { thread -> Step in
-            let body: @Sendable () -> Void = {
-                let publisher = subject.makePublisher(sink: sinks[thread])
-                if let worker = made.current.dropFirst(thread).first { publisher.addDependency(worker) }
-                made.update { $0.append(publisher) }
                 publisher.start()
             }
-            return (thread, "publisher.start()", body)
+            return (index % 2, "worker.start(), publisher.start()", body)
         }
-        let steps = workerSteps + publisherSteps
         let stuck = runInTurns(threads: 2, deadlineSeconds: options.deadlockSeconds, steps: steps.map { step in
             (step.thread, { trace.span(step.label, lane: "T\(step.thread)") { step.body() } })
         })

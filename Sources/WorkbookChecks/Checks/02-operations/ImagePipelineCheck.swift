@@ -83,11 +83,23 @@ public enum ImagePipelineCheck {
         }
         let pipeline = make()
         let trace = Trace()
-        let runs = (0..<2).map { _ in (stages: PipelineStages(), queue: RecordingQueue()) }
-        for run in runs { run.queue.maxConcurrentOperationCount = limit }
-        let stuck = runInTurns(threads: 2, deadlineSeconds: options.deadlockSeconds, steps: (0..<2).map { thread in
-            (thread, { trace.span("schedule(_:on:)", lane: "T\(thread)") { pipeline.schedule(runs[thread].stages, on: runs[thread].queue) } })
+        // The probe's queues start suspended: while the threads take turns, no stage runs on a
+        // pool thread that could carry one thread's writes to the other (through the runtime's
+        // and Foundation's own locks) and hide the race. A queue resumes as soon as `schedule`
+        // waits for it, and after the probe.
+        let runs = (0..<4).map { _ in
+            let suspended = QuietState<OperationQueue?>(nil)
+            let resume: @Sendable () -> Void = { suspended.current?.isSuspended = false }
+            let run = (stages: PipelineStages(waiting: resume), queue: RecordingQueue(waits: resume))
+            run.queue.maxConcurrentOperationCount = limit
+            run.queue.isSuspended = true
+            suspended.update { $0 = run.queue }
+            return run
+        }
+        let stuck = runInTurns(threads: 2, deadlineSeconds: options.deadlockSeconds, steps: runs.indices.map { index in
+            (index % 2, { trace.span("schedule(_:on:)", lane: "T\(index % 2)") { pipeline.schedule(runs[index].stages, on: runs[index].queue) } })
         })
+        for run in runs { run.queue.isSuspended = false }
         // Whatever was scheduled is let go: a graph that never drains (a cycle) is the main
         // check's to explain, not the probe's.
         for queue in [warm.queue] + runs.map(\.queue) { settle(queue) }
