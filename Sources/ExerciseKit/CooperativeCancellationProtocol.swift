@@ -3,6 +3,11 @@ import WorkbookCore
 
 /// Where the CooperativeCancellation exercise's operations do their side effects. The check
 /// supplies it: it records every call, and can hold `process` on one item while it cancels.
+///
+/// Its bookkeeping and the hold run `RaceDetector.quietly`: the sink's lock and semaphores are
+/// the check's, and must not order the learner's code for ThreadSanitizer (a worker released
+/// from the hold has not "seen" the `cancel()` that happened meanwhile — only `isCancelled`,
+/// read through Foundation's own lock, tells it).
 public final class WorkSink: Sendable {
     public let trace: Trace
     private let processed = Locked<[Int]>([])
@@ -20,10 +25,12 @@ public final class WorkSink: Sendable {
     /// The side effect of working on one item.
     public func process(_ item: Int) {
         trace.begin("process(\(item))", lane: "worker")
-        processed.withLock { $0.append(item) }
-        if item == holdItem {
-            reached.signal()
-            _ = release.wait(timeout: .now() + 5)
+        RaceDetector.quietly {
+            processed.withLock { $0.append(item) }
+            if item == holdItem {
+                reached.signal()
+                _ = release.wait(timeout: .now() + 5)
+            }
         }
         trace.end("process(\(item))", lane: "worker")
     }
@@ -31,19 +38,21 @@ public final class WorkSink: Sendable {
     /// The side effect of publishing the results.
     public func publish() {
         trace.record("publish()", lane: "publisher")
-        published.withLock { $0 += 1 }
+        RaceDetector.quietly { published.withLock { $0 += 1 } }
     }
 
     // MARK: For the check
 
-    public var processedItems: [Int] { processed.current }
-    public var publishCount: Int { published.current }
+    public var processedItems: [Int] { RaceDetector.quietly { processed.current } }
+    public var publishCount: Int { RaceDetector.quietly { published.current } }
 
     /// Waits until `process(holdItem)` is running; false after `seconds`.
-    public func waitUntilHeld(seconds: Double) -> Bool { reached.wait(timeout: .now() + seconds) == .success }
+    public func waitUntilHeld(seconds: Double) -> Bool {
+        RaceDetector.quietly { reached.wait(timeout: .now() + seconds) == .success }
+    }
 
     /// Lets `process(holdItem)` return.
-    public func releaseHeldItem() { release.signal() }
+    public func releaseHeldItem() { RaceDetector.quietly { _ = release.signal() } }
 }
 
 /// Exercise 02-operations/CooperativeCancellation: long operations that stop when cancelled.

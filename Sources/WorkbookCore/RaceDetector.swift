@@ -37,7 +37,26 @@ public enum RaceDetector {
         let happensBefore, happensAfter: EdgeFunction
     }
 
-    private static let entry: Entry? = {
+    /// The entry points, once resolved. Statically initialized storage, not a lazy `static let`:
+    /// on Linux, with ThreadSanitizer in the process, every access to a lazily initialized
+    /// global goes through `swift_once`'s lock, which the Swift runtime reports to TSan as an
+    /// acquire and a release. A lazy `entry` therefore ordered every two threads that called
+    /// `quietly` one after the other — through the very call meant to add no ordering — and
+    /// hid the races the checks exist to show (seen: a read on one thread, then a write on
+    /// another after any `quietly`, was never reported). Reading this pointer is a plain load.
+    nonisolated(unsafe) private static var resolved: UnsafeMutablePointer<Entry?>? = nil
+
+    private static var entry: Entry? {
+        if let resolved { return resolved.pointee }
+        // Two threads may resolve at once: each publishes a complete, equal entry with one
+        // pointer store (the loser's few bytes are never freed).
+        let pointer = UnsafeMutablePointer<Entry?>.allocate(capacity: 1)
+        pointer.initialize(to: resolve())
+        resolved = pointer
+        return pointer.pointee
+    }
+
+    private static func resolve() -> Entry? {
         guard let handle = dlopen(nil, RTLD_NOW), dlsym(handle, "__tsan_init") != nil else { return nil }
         func load<F>(_ name: String, as type: F.Type) -> F? {
             dlsym(handle, name).map { unsafeBitCast($0, to: type) }
@@ -55,7 +74,7 @@ public enum RaceDetector {
                      ignoreReadsBegin: readsBegin, ignoreReadsEnd: readsEnd,
                      ignoreWritesBegin: writesBegin, ignoreWritesEnd: writesEnd,
                      happensBefore: before, happensAfter: after)
-    }()
+    }
 
     /// True when ThreadSanitizer is in this process.
     public static var isActive: Bool { entry != nil }

@@ -110,6 +110,10 @@ public enum ThreadIdentity {
     private static let lastIssued = Locked<UInt>(0)
 
     public static var current: UInt {
+        // `key` is read quietly: with ThreadSanitizer on Linux, touching a lazily initialized
+        // static is a synchronization (`swift_once`'s lock), which would order every two
+        // threads that ask for their lane (see `RaceDetector`).
+        let key = RaceDetector.quietly { Self.key }
         if let stored = pthread_getspecific(key) { return UInt(bitPattern: stored) }
         let issued = RaceDetector.quietly {
             lastIssued.withLock { last -> UInt in

@@ -48,3 +48,98 @@ final class IgnoresCancelOperation: Operation, CallbackOperationProtocol, @unche
         }
     }
 }
+
+/// A base class with one mistake at a time; otherwise it is the reference.
+final class FlawedAsyncOperation: Operation, CallbackOperationProtocol, @unchecked Sendable {
+    enum Flaw {
+        /// `isExecuting`/`isFinished` return the flags without taking the lock that guards them.
+        case readsOutsideLock
+        /// Announces isFinished but never isExecuting.
+        case executingNotAnnounced
+        /// Flips the flags (`toggle()`) instead of setting them, and lets finish() run twice.
+        case togglesFlags
+        /// start() finishes at once, without calling the work.
+        case skipsWork
+        /// Cancelled before start: returns without finishing.
+        case cancelledNeverFinishes
+        /// Starts the work first and becomes executing afterwards.
+        case executingAfterWork
+    }
+
+    private let flaw: Flaw
+    private let work: @Sendable (_ done: @escaping @Sendable () -> Void) -> Void
+    private let lock = NSLock()
+    private var executing = false, finished = false, finishCalled = false
+
+    init(work: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void) {
+        self.flaw = .readsOutsideLock
+        self.work = work
+    }
+
+    init(_ flaw: Flaw, work: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void) {
+        self.flaw = flaw
+        self.work = work
+    }
+
+    override var isAsynchronous: Bool { true }
+
+    override var isExecuting: Bool {
+        if flaw == .readsOutsideLock { return executing }
+        lock.lock(); defer { lock.unlock() }
+        return executing
+    }
+
+    override var isFinished: Bool {
+        if flaw == .readsOutsideLock { return finished }
+        lock.lock(); defer { lock.unlock() }
+        return finished
+    }
+
+    override func start() {
+        if isCancelled {
+            if flaw != .cancelledNeverFinishes { finish() }
+            return
+        }
+        switch flaw {
+        case .skipsWork:
+            finish()
+        case .executingAfterWork:
+            work { [self] in finish() }
+            becomeExecuting()
+        default:
+            becomeExecuting()
+            work { [self] in finish() }
+        }
+    }
+
+    private func becomeExecuting() {
+        if flaw != .executingNotAnnounced { willChangeValue(forKey: "isExecuting") }
+        lock.lock()
+        if flaw == .togglesFlags { executing.toggle() } else { executing = true }
+        lock.unlock()
+        if flaw != .executingNotAnnounced { didChangeValue(forKey: "isExecuting") }
+    }
+
+    private func finish() {
+        if flaw != .togglesFlags {
+            lock.lock()
+            let first = !finishCalled
+            finishCalled = true
+            lock.unlock()
+            guard first else { return }
+        }
+        if flaw != .executingNotAnnounced { willChangeValue(forKey: "isExecuting") }
+        willChangeValue(forKey: "isFinished")
+        lock.lock()
+        if flaw == .togglesFlags {
+            executing.toggle()
+            finished.toggle()
+        } else {
+            executing = false
+            finished = true
+        }
+        lock.unlock()
+        didChangeValue(forKey: "isFinished")
+        if flaw != .executingNotAnnounced { didChangeValue(forKey: "isExecuting") }
+    }
+}

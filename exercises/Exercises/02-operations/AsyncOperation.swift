@@ -11,7 +11,8 @@ import ExerciseKit
 //   - announce every change of those two with `willChangeValue(forKey:)` and
 //     `didChangeValue(forKey:)` — that is how the queue learns it may start the dependants;
 //   - in `start()`, finish at once without running the work if it was cancelled before it
-//     started; otherwise become executing and call `execute()`.
+//     started; otherwise become executing and call `execute()`;
+//   - finish only once: the work may call `done` twice, and the second call changes nothing.
 // `CallbackOperation` below is done: it runs `work` and calls `finish()` from its callback.
 //
 // Check your answer:   swift test --filter ExercisesTests.AsyncOperation

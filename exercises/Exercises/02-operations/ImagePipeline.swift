@@ -9,9 +9,11 @@ import ExerciseKit
 //                       → metadata  ┴→ save
 //
 // Make one operation per stage with `stages.operation(for:)`, add a dependency for every
-// arrow, and add all five to `queue` (do not change its settings: it allows 2 at a time).
-// Properties the check tests: every arrow is respected; thumbnail and metadata can run at the
-// same time; never more in flight than the queue allows.
+// arrow, and only then add all five to `queue` (do not change its settings: it allows 2 at a
+// time). `schedule` may be called from any thread.
+// Properties the check tests: every arrow is respected; no dependency is added after its
+// operation was queued; thumbnail and metadata can run at the same time; the queue's limit
+// stands.
 //
 // Check your answer:   swift test --filter ExercisesTests.ImagePipeline
 // Stuck?               a failing check prints a hint; all hints: exercises/exercises.json
