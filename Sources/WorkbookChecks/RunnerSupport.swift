@@ -97,6 +97,9 @@ public enum RunnerMain {
             Console.error("usage: \(program) <name> [--reference] [--color] [--unicode] [--width N] [--lang en|ja]; \(program) --list")
             exit(RunnerProtocol.usageExitCode)
         }
+        // Resolve TSan's entry points now, before any other thread exists: the first resolution
+        // writes a plain global that later readers then see through thread creation.
+        _ = RaceDetector.isActive
         let checkThread = Thread {
             guard let result = check(options.reference) else {
                 Console.error("\(program): \(name) has no reference")
