@@ -106,12 +106,32 @@ public enum RunnerMain {
                 exit(RunnerProtocol.usageExitCode)
             }
             if !RaceDetector.isActive { Console.line(RunnerProtocol.raceDetectorOffMarker) }
+            if case .failed = result { waitForSanitizerReport() }
             exit(RunnerOutput.print(result, exercise: name, options: options))
         }
         checkThread.name = "check"
         checkThread.stackSize = 8 << 20
         checkThread.start()
         while true { _ = RunLoop.main.run(mode: .default, before: .distantFuture) }
+    }
+}
+
+/// Before a failing verdict, gives a ThreadSanitizer report in progress the time to finish.
+///
+/// A race stops the racing thread while TSan restores stacks and symbolizes them (it starts
+/// `llvm-symbolizer`, which took seconds on a loaded machine); meanwhile the check could time
+/// out waiting for that thread and report a deadlock — seen: 1 run in 90. TSan ends the process
+/// once the report is out, so waiting here costs nothing when it comes. The runner starts no
+/// child processes of its own: a child now is TSan's symbolizer.
+func waitForSanitizerReport() {
+    guard RaceDetector.isActive else { return }
+    usleep(300_000)
+    let deadline = MonotonicClock.now() + 10_000_000_000
+    while MonotonicClock.now() < deadline {
+        var status: Int32 = 0
+        // 0: a child exists and has not exited; -1 (ECHILD): no child at all.
+        guard waitpid(-1, &status, WNOHANG) == 0 else { return }
+        usleep(50_000)
     }
 }
 
