@@ -130,3 +130,15 @@ final class TryAndBackOffTransfers: TransfersProtocol {
         }
     }
 }
+
+/// One lock of its own for every transfer: no deadlock and the totals stay right, but the
+/// accounts' own locks are never taken while their balances change.
+final class OneGlobalLockTransfers: TransfersProtocol {
+    private static let everything = NSLock()
+    func transfer(_ amount: Int, from source: Account, to destination: Account) {
+        Self.everything.lock()
+        defer { Self.everything.unlock() }
+        source.balance -= amount
+        destination.balance += amount
+    }
+}

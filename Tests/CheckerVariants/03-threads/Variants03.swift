@@ -24,6 +24,9 @@ let variants03: [VariantRegistration] = [
     .init("Transfers.sourceLockOnly", "changing both balances under the source's lock only", breaks: VerdictProperty.dataRace) {
         TransfersCheck.run { SourceLockOnlyTransfers() }
     },
+    .init("Transfers.oneGlobalLock", "one lock of its own for every transfer, the accounts' locks never taken", breaks: TransfersCheck.changesUnderLock) {
+        TransfersCheck.run { OneGlobalLockTransfers() }
+    },
     .init("Transfers.doesNothing", "locking in order and moving no money", breaks: TransfersCheck.exactBalances) {
         TransfersCheck.run { DoesNothingTransfers() }
     },

@@ -38,13 +38,19 @@ public enum TransfersCheck {
         name: Localized("every transfer moves exactly its amount", ja: "各送金はちょうどその金額を動かす"),
         rule: Localized("After the transfers, each account holds its starting balance plus what it received minus what it sent.",
                         ja: "送金の後、各口座の残高は、最初の残高に受け取った額を足し、送った額を引いたものになる。"))
-    public static let properties = [noLockOrderDeadlock, moneyConserved, exactBalances, Property.finishes]
+    public static let changesUnderLock = Property(
+        id: "balance-without-lock",
+        name: Localized("balances change only under their account's lock", ja: "残高はその口座のロックを持って変える"),
+        rule: Localized("A transfer changes each account's balance while holding that account's own lock.",
+                        ja: "送金は、各口座の残高をその口座自身のロックを持ったまま変える。"))
+    public static let properties = [noLockOrderDeadlock, moneyConserved, exactBalances, changesUnderLock, Property.finishes]
 
     static let stressThreads = 4
     static let transfersPerThread = 400
 
     public static func run(_ make: @escaping @Sendable () -> any TransfersProtocol, options: CheckOptions = .init()) -> CheckResult {
         let failure = probeRaces(make, options: options)
+            ?? checkChangesUnderLock(make(), options: options)
             ?? probeOppositeTransfers(make(), options: options)
             ?? auditEveryStep(make(), options: options)
             ?? stressTransfers(make(), options: options)
@@ -52,6 +58,40 @@ public enum TransfersCheck {
     }
 
     static func amount(_ range: ClosedRange<Int> = 1...60) -> Int { Int.random(in: range) }
+
+    /// The check holds both accounts' locks and starts a transfer on another thread. A transfer
+    /// that takes the accounts' own locks waits; one that uses a lock of its own — one global lock
+    /// for all transfers — moves the money under the check's hands and returns. Waiting for what
+    /// must not happen uses the load-adaptive window, after the transfer has started.
+    static func checkChangesUnderLock(_ transfers: any TransfersProtocol, options: CheckOptions) -> CheckFailure? {
+        let accounts = freshAccounts(2)
+        let start = accounts.map(\.balance)
+        let trace = Trace()
+        let sent = amount()
+        guard accounts.allSatisfy({ $0.lock.auditorTry() }) else { return nil }
+        let started = DispatchSemaphore(value: 0), returned = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            started.signal()
+            trace.span("transfer(\(sent), from: 1, to: 2)") { transfers.transfer(sent, from: accounts[0], to: accounts[1]) }
+            returned.signal()
+        }
+        _ = started.wait(timeout: .now() + options.deadlockSeconds)
+        observationWindow(margin: 0.05)
+        let cameBack = returned.wait(timeout: .now()) == .success
+        let seen = accounts.map(\.balance)
+        trace.record("the check holds both accounts' locks: balances \(seen.map(String.init).joined(separator: ", "))")
+        for account in accounts { account.lock.auditorUnlock() }
+        if !cameBack, returned.wait(timeout: .now() + options.deadlockSeconds) == .timedOut {
+            return .deadlock(trace: trace, options: options, doing: "transfer(_:from:to:) after the check released the locks")
+        }
+        guard cameBack || seen != start else { return nil }
+        return CheckFailure(
+            changesUnderLock,
+            observed: Localized(
+                "The check held the locks of accounts 1 and 2, then called transfer(\(sent), from: 1, to: 2) on another thread. It \(cameBack ? "returned" : "ran") without waiting for them, and the balances went from \(start) to \(seen) under the check's hands: the transfer does not take the accounts' own locks.",
+                ja: "チェックが口座 1 と 2 のロックを持った状態で、別スレッドから transfer(\(sent), from: 1, to: 2) を呼びました。送金はそれらを待たずに\(cameBack ? "戻り" : "進み")、残高はチェックの手元で \(start) から \(seen) に変わりました。送金が口座自身のロックを取っていません。"),
+            events: trace.events)
+    }
 
     /// Accounts 1…`count` with starting balances nobody can guess.
     static func freshAccounts(_ count: Int) -> [Account] {
