@@ -47,3 +47,17 @@ public func onDedicatedThread<Result: Sendable>(_ body: @escaping @Sendable () -
         Thread.detachNewThread { continuation.resume(returning: body()) }
     }
 }
+
+/// Runs `body` once fewer than one child check per core is running in this process, so a
+/// test run that checks many answers at once keeps each one's timing honest (the checks wait
+/// for "what must not happen" with load-adaptive windows, not for a machine that is 40 times
+/// oversubscribed).
+public func withCheckSlot<Result>(_ body: () throws -> Result) rethrows -> Result {
+    CheckSlots.semaphore.wait()
+    defer { CheckSlots.semaphore.signal() }
+    return try body()
+}
+
+private enum CheckSlots {
+    static let semaphore = DispatchSemaphore(value: max(2, ProcessInfo.processInfo.activeProcessorCount))
+}

@@ -10,7 +10,7 @@ enum ExerciseRun {
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static func verdict(_ exercise: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func verdict(_ exercise: String, sourceLocation: SourceLocation = #_sourceLocation) async {
         Summary.registerOnce()
         // SwiftPM relays this output through a pipe in 4 KB reads and drops one that splits a
         // character: pace the writes so every report arrives whole.
@@ -29,7 +29,8 @@ enum ExerciseRun {
         let checker = ExerciseChecker(packageRoot: packageRoot, catalog: catalog, runner: runner,
                                       terminal: Terminal.detect(fileDescriptor: STDERR_FILENO),  // verdicts go to standard error
                                       language: Language.fromEnvironment())
-        let verdict = checker.check(exercise)
+        // A dedicated thread, not a cooperative one: the child run blocks for seconds.
+        let verdict = await onDedicatedThread { withCheckSlot { checker.check(exercise) } }
         Console.error(verdict.report)
         Summary.record(verdict, catalog: catalog)
         if verdict.status == .failing {

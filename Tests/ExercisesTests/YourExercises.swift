@@ -4,37 +4,37 @@ import Testing
 // one. Each runs your code from exercises/Exercises in a child process.
 
 @Suite(.serialized) struct SafeCounter {
-    @Test("01-gcd/SafeCounter: your answer") func yourAnswer() { ExerciseRun.verdict("SafeCounter") }
+    @Test("01-gcd/SafeCounter: your answer") func yourAnswer() async { await ExerciseRun.verdict("SafeCounter") }
 }
 
 @Suite(.serialized) struct ReadersWriters {
-    @Test("01-gcd/ReadersWriters: your answer") func yourAnswer() { ExerciseRun.verdict("ReadersWriters") }
+    @Test("01-gcd/ReadersWriters: your answer") func yourAnswer() async { await ExerciseRun.verdict("ReadersWriters") }
 }
 
 @Suite(.serialized) struct FanOut {
-    @Test("01-gcd/FanOut: your answer") func yourAnswer() { ExerciseRun.verdict("FanOut") }
+    @Test("01-gcd/FanOut: your answer") func yourAnswer() async { await ExerciseRun.verdict("FanOut") }
 }
 
 @Suite(.serialized) struct ImagePipeline {
-    @Test("02-operations/ImagePipeline: your answer") func yourAnswer() { ExerciseRun.verdict("ImagePipeline") }
+    @Test("02-operations/ImagePipeline: your answer") func yourAnswer() async { await ExerciseRun.verdict("ImagePipeline") }
 }
 
 @Suite(.serialized) struct CooperativeCancellation {
-    @Test("02-operations/CooperativeCancellation: your answer") func yourAnswer() { ExerciseRun.verdict("CooperativeCancellation") }
+    @Test("02-operations/CooperativeCancellation: your answer") func yourAnswer() async { await ExerciseRun.verdict("CooperativeCancellation") }
 }
 
 @Suite(.serialized) struct AsyncOperation {
-    @Test("02-operations/AsyncOperation: your answer") func yourAnswer() { ExerciseRun.verdict("AsyncOperation") }
+    @Test("02-operations/AsyncOperation: your answer") func yourAnswer() async { await ExerciseRun.verdict("AsyncOperation") }
 }
 
 @Suite(.serialized) struct Worker {
-    @Test("03-threads/Worker: your answer") func yourAnswer() { ExerciseRun.verdict("Worker") }
+    @Test("03-threads/Worker: your answer") func yourAnswer() async { await ExerciseRun.verdict("Worker") }
 }
 
 @Suite(.serialized) struct BoundedBuffer {
-    @Test("03-threads/BoundedBuffer: your answer") func yourAnswer() { ExerciseRun.verdict("BoundedBuffer") }
+    @Test("03-threads/BoundedBuffer: your answer") func yourAnswer() async { await ExerciseRun.verdict("BoundedBuffer") }
 }
 
 @Suite(.serialized) struct Transfers {
-    @Test("03-threads/Transfers: your answer") func yourAnswer() { ExerciseRun.verdict("Transfers") }
+    @Test("03-threads/Transfers: your answer") func yourAnswer() async { await ExerciseRun.verdict("Transfers") }
 }
