@@ -32,7 +32,7 @@ WEAK void __tsan_check_no_mutexes_held(void) {}
     WEAK void __tsan_##name##_pc(void *addr, void *pc) { (void)addr; (void)pc; }
 ACCESS(read1) ACCESS(read2) ACCESS(read4) ACCESS(read8) ACCESS(read16)
 ACCESS(write1) ACCESS(write2) ACCESS(write4) ACCESS(write8) ACCESS(write16)
-#define PLAIN(name) void __tsan_##name(void *addr) { (void)addr; }
+#define PLAIN(name) WEAK void __tsan_##name(void *addr) { (void)addr; }
 PLAIN(unaligned_read2) PLAIN(unaligned_read4) PLAIN(unaligned_read8) PLAIN(unaligned_read16)
 PLAIN(unaligned_write2) PLAIN(unaligned_write4) PLAIN(unaligned_write8) PLAIN(unaligned_write16)
 PLAIN(volatile_read1) PLAIN(volatile_read2) PLAIN(volatile_read4) PLAIN(volatile_read8) PLAIN(volatile_read16)
