@@ -4,8 +4,9 @@ import WorkbookCore
 
 /// Checks exercise 02-operations/ImagePipeline on a queue that allows two operations at a time.
 ///
-/// 0. No data race: `schedule` is called on one pipeline from two threads in turns
-///    (`runInTurns`), so state the pipeline keeps in a plain `var` is an unordered pair that
+/// 0. No data race: `schedule` is called on one pipeline four times, two threads taking turns
+///    (`runInTurns`), on queues that stay suspended meanwhile (unless `schedule` waits for
+///    them), so state the pipeline keeps in a plain `var` is an unordered pair that
 ///    ThreadSanitizer reports, every run.
 /// 1. The queue the pipeline gets records every `addOperation(s)` with the dependencies each
 ///    operation had at that moment. An operation added while a stage it needs is not yet among
