@@ -25,10 +25,12 @@ esac
 export TSAN_OPTIONS="halt_on_error=1:exitcode=66:detect_deadlocks=0:report_thread_leaks=0:report_signal_unsafe=0:history_size=7:handle_sigill=1:handle_sigtrap=1:handle_abort=1"
 export SWIFT_BACKTRACE="enable=no"
 if [ "$busy" -eq 1 ]; then ( while :; do :; done ) & hog=$!; trap 'kill $hog 2>/dev/null' EXIT; fi
+stderr_file=$(mktemp)  # one per invocation: several loops may run at once
+trap 'rm -f "$stderr_file"; [ -n "${hog:-}" ] && kill $hog 2>/dev/null' EXIT
 verdict_of() {
     local out code
-    out=$(timeout 20 "$1" "$name" $extra 2>/tmp/verdicts-stderr); code=$?
-    if grep -q "WARNING: ThreadSanitizer" /tmp/verdicts-stderr; then echo "failing:data-race"
+    out=$(timeout 20 "$1" "$name" $extra 2>"$stderr_file"); code=$?
+    if grep -q "WARNING: ThreadSanitizer" "$stderr_file"; then echo "failing:data-race"
     elif [ $code -eq 0 ]; then echo done
     elif [ $code -eq 3 ]; then echo not-started
     elif [ $code -eq 1 ]; then echo "failing:$(echo "$out" | grep WORKBOOK-VERDICT | awk '{print $3}')"
