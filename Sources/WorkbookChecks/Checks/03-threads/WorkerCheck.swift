@@ -55,9 +55,8 @@ public enum WorkerCheck {
         name: Localized("join returns for every caller", ja: "join はすべての呼び出し元に戻る"),
         rule: Localized("join returns once the worker has ended — for every thread that calls it, however many, and again each time it is called later.",
                         ja: "join はワーカーが終わったら戻る。呼んだスレッドがいくつあっても、その後に何度呼ばれても。"))
-    /// Fresh worker pairs the race probe runs its sequence on (with 2 rounds a racy read went
-    /// unreported in 3 of 20 runs, with 6 in none of 40; a round costs about 50 ms).
-    static let probeRounds = 8
+    /// Fresh worker pairs the race probe runs its sequence on.
+    static let probeRounds = 2
 
     public static let properties = [inOrderOnOneThread, ownThread, returnsAtOnce, wakesIdle, finishedAfterWork, nothingStartsAfterCancel, joinEveryTime, Property.finishes]
 
@@ -383,19 +382,16 @@ public enum WorkerCheck {
     ///
     /// How the steps are arranged, and why (each point was measured: without it, a read of the
     /// finished flag outside the lock went unreported in some or all runs):
-    /// - A thread reads `isFinished` while the worker still runs and then leaves that worker
-    ///   alone, so the worker's final write of its flag has no ordering with that read unless
-    ///   the answer's lock gives one. The read comes first: TSan checks the pair at the second
-    ///   access, and the worker's thread has ended once `join` returns.
-    /// - Before the read, a third thread waits until the worker's thread is asleep, waiting
-    ///   for work. TSan keeps only the last four accesses to each 8 bytes; a worker that is
-    ///   still busy with its first accesses to the flags next to `finished` would push the read
-    ///   out before the write comes. Even so the other threads' later accesses to those 8 bytes
-    ///   may push it out (about one round in three, measured), so the sequence runs on
-    ///   `probeRounds` fresh workers.
+    /// - One thread shuts the worker down; a third thread waits until the worker's thread has
+    ///   ended (it wrote its finished flag as its last act); only then does the other thread read
+    ///   `isFinished`. Nothing orders that read after the worker's write unless the answer's lock
+    ///   does. TSan keeps only the last four accesses to each 8 bytes, and any access to the flags
+    ///   next to `finished` in between (a `join` waking up, the worker still looping) could push
+    ///   the write out; with the worker gone and nobody else touching the worker, none comes.
+    /// - The reading thread touched that worker only once before (a `submit`), so its read is a
+    ///   new access, not one TSan folds into an earlier one of the same thread.
     /// - The probe threads record nothing while they take turns: TSan's ignore annotations
-    ///   (which the trace uses) around the read and around the calls that lead to the write
-    ///   hid the race in every run.
+    ///   (which the trace uses) around the racing calls hid the race in every run.
     static func probeRaces(_ make: @escaping @Sendable () -> any WorkerProtocol, options: CheckOptions) -> CheckFailure? {
         // Warm up on this thread first: the first call of a generic function fills the Swift
         // runtime's caches under its own locks, and a lock both probe threads take would order
@@ -407,23 +403,24 @@ public enum WorkerCheck {
         var calls: [(thread: Int, label: String, body: @Sendable () -> Void)] = []
         for _ in 0..<probeRounds {
             let drained = make(), cancelled = make()
-            let drainedThread = Locked<KernelThread?>(nil), cancelledThread = Locked<KernelThread?>(nil)
+            let drainedThread = Locked<ThreadEndWatch?>(nil), cancelledThread = Locked<ThreadEndWatch?>(nil)
             let round: [(thread: Int, label: String, body: @Sendable () -> Void)] = [
                 (0, "start()", { drained.start() }),
-                (1, "submit(job)", { drained.submit { drainedThread.withLock { $0 = KernelThread.current() } } }),
+                (1, "submit(job)", { drained.submit { drainedThread.withLock { $0 = ThreadEndWatch.current() } } }),
                 (0, "submit(job)", { drained.submit {} }),
-                (2, "(the worker waits for work)", { settle(drainedThread) }),
-                (1, "isFinished", { _ = drained.isFinished }),
                 (0, "shutdown()", { drained.shutdown() }),
+                (2, "(the worker's thread ends)", { waitForEnd(of: drainedThread) }),
+                (1, "isFinished", { _ = drained.isFinished }),
                 (0, "join()", { drained.join() }),
                 (0, "submit(job) after the end", { drained.submit {} }),
                 (1, "start() (a second worker)", { cancelled.start() }),
-                (0, "submit(job)", { cancelled.submit { cancelledThread.withLock { $0 = KernelThread.current() } } }),
+                (0, "submit(job)", { cancelled.submit { cancelledThread.withLock { $0 = ThreadEndWatch.current() } } }),
                 (1, "submit(job)", { cancelled.submit {} }),
-                (2, "(the worker waits for work)", { settle(cancelledThread) }),
-                (0, "isFinished", { _ = cancelled.isFinished }),
+                (2, "(the first job has run)", { waitForFirstJob(of: cancelledThread) }),
                 (1, "cancel()", { cancelled.cancel() }),
                 (1, "shutdown()", { cancelled.shutdown() }),
+                (2, "(the worker's thread ends)", { waitForEnd(of: cancelledThread) }),
+                (0, "isFinished", { _ = cancelled.isFinished }),
                 (1, "join()", { cancelled.join() }),
                 (1, "submit(job) after the end", { cancelled.submit {} }),
             ]
@@ -436,13 +433,16 @@ public enum WorkerCheck {
         return .deadlock(trace: trace, options: options, doing: calls[stuck].label)
     }
 
-    /// Waits until the worker's thread (recorded by its first job) is asleep, waiting for work,
-    /// and a load-adaptive window more (measured: without the window, a racy read was missed
-    /// far more often).
-    static func settle(_ thread: Locked<KernelThread?>) {
+    /// Waits (at most 2 s) until the worker's first job has recorded its thread.
+    static func waitForFirstJob(of thread: Locked<ThreadEndWatch?>) {
         let deadline = MonotonicClock.now() + 2_000_000_000
         while thread.current == nil && MonotonicClock.now() < deadline { usleep(200) }
-        waitUntilBlocked(thread.current)
+    }
+
+    /// Waits (at most 2 s each) until the worker's thread, recorded by its first job, has ended.
+    static func waitForEnd(of thread: Locked<ThreadEndWatch?>) {
+        waitForFirstJob(of: thread)
+        _ = thread.current?.waitForEnd(seconds: 2)
     }
 }
 
