@@ -57,25 +57,11 @@ final class BlockingCall<Value: Sendable>: @unchecked Sendable {  // `thread` is
         return waitForReturn(seconds: seconds) ? .onlyAfterExtraBroadcast : .stuck
     }
 
-    /// A sentence about a call that polled instead of waiting, or nil if it slept.
-    ///
-    /// A call blocked in `condition.wait()` goes to sleep once and is woken once (twice if it
-    /// then waits for the lock); one that sleeps a millisecond and looks again wakes up dozens
-    /// of times in the same span, and one that spins burns the CPU.
+    /// A sentence about a call that polled instead of waiting (see `pollingDescription`), or
+    /// nil if it slept or returned within 50 ms.
     func pollingDescription() -> Localized? {
         guard let (usage, seconds) = spent, seconds >= 0.05 else { return nil }
-        let ms = Int(seconds * 1000), cpuMs = Int(usage.cpuSeconds * 1000)
-        if let sleeps = usage.sleeps, sleeps > 8 {
-            return Localized(
-                "\(label) was inside the call for \(ms) ms and its thread went to sleep and woke up \(sleeps) times in that span (a thread waiting on a condition sleeps once, until it is woken): it polls",
-                ja: "\(label) は \(ms) ms 呼び出しの中にいて、その間にスレッドが \(sleeps) 回眠っては起きました（条件変数で待つスレッドは起こされるまで 1 回眠るだけです）。ポーリングしています")
-        }
-        if usage.cpuSeconds > max(0.015, 0.25 * seconds) {
-            return Localized(
-                "\(label) was inside the call for \(ms) ms and its thread used \(cpuMs) ms of CPU while nothing changed (a thread waiting on a condition uses none): it spins",
-                ja: "\(label) は \(ms) ms 呼び出しの中にいて、何も変わらない間にスレッドが CPU を \(cpuMs) ms 使いました（条件変数で待つスレッドは使いません）。スピンしています")
-        }
-        return nil
+        return WorkbookChecks.pollingDescription(Localized("\(label) was inside the call", ja: "\(label) は呼び出しの中にいて"), usage: usage, seconds: seconds)
     }
 }
 

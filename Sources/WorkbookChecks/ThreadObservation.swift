@@ -105,6 +105,22 @@ struct KernelThread: Sendable {
 
     enum State { case asleep, running, gone }
 
+    /// What the thread has spent so far — CPU time and times it went to sleep — as the kernel
+    /// counts it (`/proc/self/task/<tid>`); nil once the thread is gone. Lets the check watch a
+    /// thread of the answer's that it did not start, such as a worker's idle thread.
+    var usage: ThreadUsage? {
+        guard let stat = try? String(contentsOfFile: "/proc/self/task/\(tid)/stat", encoding: .utf8),
+              let status = try? String(contentsOfFile: "/proc/self/task/\(tid)/status", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        // After the name: state is field 3, utime and stime (clock ticks) are fields 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+        let sleeps = status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
+            .flatMap { Int($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") }
+        return ThreadUsage(cpuSeconds: (user + system) / max(ticksPerSecond, 1), sleeps: sleeps, preemptions: nil)
+    }
+
     /// Asleep: blocked in the kernel (a wait, a lock, a sleep). Gone: the thread has ended.
     var state: State {
         guard let text = try? String(contentsOfFile: "/proc/self/task/\(tid)/stat", encoding: .utf8),
@@ -134,4 +150,34 @@ func waitUntilBlocked(_ thread: KernelThread?, maxSeconds: Double = 2) {
         }
         usleep(1_000)
     }
+}
+
+/// A sentence about a thread that polled instead of waiting — it went to sleep and woke up
+/// again and again, or burned CPU, while nothing changed — or nil if it slept.
+///
+/// A thread blocked in `condition.wait()` goes to sleep once and is woken once (twice if it
+/// then waits for the lock); one that sleeps a millisecond and looks again wakes up dozens of
+/// times in 50 ms, and one that spins uses the CPU the whole time.
+func pollingDescription(_ who: Localized, usage: ThreadUsage, seconds: Double) -> Localized? {
+    let ms = Int(seconds * 1000), cpuMs = Int(usage.cpuSeconds * 1000)
+    if let sleeps = usage.sleeps, sleeps > 8 {
+        return Localized(
+            "\(who.en) for \(ms) ms, and its thread went to sleep and woke up \(sleeps) times in that span (a thread waiting on a condition sleeps once, until it is woken): it polls",
+            ja: "\(who.ja)（\(ms) ms）、その間にスレッドが \(sleeps) 回眠っては起きました（条件変数で待つスレッドは起こされるまで 1 回眠るだけです）。ポーリングしています")
+    }
+    if usage.cpuSeconds > max(0.015, 0.25 * seconds) {
+        return Localized(
+            "\(who.en) for \(ms) ms, and its thread used \(cpuMs) ms of CPU while nothing changed (a thread waiting on a condition uses none): it spins",
+            ja: "\(who.ja)（\(ms) ms）、何も変わらない間にスレッドが CPU を \(cpuMs) ms 使いました（条件変数で待つスレッドは使いません）。スピンしています")
+    }
+    return nil
+}
+
+/// Watches an idle thread of the answer's for `seconds` and describes it if it polled.
+func pollingWhileIdle(_ thread: KernelThread?, who: Localized, seconds: Double = 0.1) -> Localized? {
+    guard let thread, let before = thread.usage else { return nil }
+    let start = MonotonicClock.now()
+    Thread.sleep(forTimeInterval: seconds)
+    guard let after = thread.usage else { return nil }
+    return pollingDescription(who, usage: after - before, seconds: Double(MonotonicClock.now() - start) / 1e9)
 }

@@ -110,6 +110,15 @@ let variants03: [VariantRegistration] = [
     .init("Worker.joinOnce", "a join that waits for a signal given once", breaks: WorkerCheck.joinEveryTime) {
         WorkerCheck.run({ SignalOnceJoinWorker() }, options: shortDeadline)
     },
+    .init("Worker.pollsForWork", "a thread that looks for work every millisecond", breaks: WorkerCheck.sleepsWhileWaiting) {
+        WorkerCheck.run { WorkerVariant(.pollsForWork) }
+    },
+    .init("Worker.pollingJoin", "a join that sleeps a millisecond and looks again", breaks: WorkerCheck.sleepsWhileWaiting) {
+        WorkerCheck.run { WorkerVariant(.pollingJoin) }
+    },
+    .init("Worker.joinWithIf", "a join that waits with if instead of while", breaks: WorkerCheck.joinEveryTime) {
+        WorkerCheck.run { WorkerVariant(.joinWithIf) }
+    },
     .init("Worker.isFinishedWithoutLock", "isFinished reading the flag without the lock", breaks: VerdictProperty.dataRace) {
         WorkerCheck.run { UnlockedFlagWorker() }
     },

@@ -22,6 +22,12 @@ final class WorkerVariant: WorkerProtocol, @unchecked Sendable {  // all `var`s 
         case jobUnderLock
         /// Starts no thread and keeps no job: `submit` says yes and forgets the job.
         case skipsTheWork
+        /// The thread looks for work every millisecond instead of waiting on the condition.
+        case pollsForWork
+        /// `join` sleeps a millisecond and looks at the flag again.
+        case pollingJoin
+        /// `join` waits with `if` instead of `while`: any wake-up lets it out.
+        case joinWithIf
     }
     private let condition = NSCondition()
     private var jobs: [@Sendable () -> Void] = []
@@ -42,6 +48,13 @@ final class WorkerVariant: WorkerProtocol, @unchecked Sendable {  // all `var`s 
     private func runLoop() {
         while true {
             condition.lock()
+            if mistake == .pollsForWork {
+                while jobs.isEmpty && accepting {  // the mistake: sleep and look again
+                    condition.unlock()
+                    usleep(1_000)
+                    condition.lock()
+                }
+            }
             while jobs.isEmpty && accepting { condition.wait() }
             if jobs.isEmpty {
                 finished = true
@@ -96,9 +109,18 @@ final class WorkerVariant: WorkerProtocol, @unchecked Sendable {  // all `var`s 
     }
 
     func join() {
-        condition.lock()
-        while !finished { condition.wait() }
-        condition.unlock()
+        switch mistake {
+        case .pollingJoin:
+            while !isFinished { usleep(1_000) }  // the mistake: sleep and look again
+        case .joinWithIf:
+            condition.lock()
+            if !finished { condition.wait() }  // the mistake: a wake-up is not the end
+            condition.unlock()
+        default:
+            condition.lock()
+            while !finished { condition.wait() }
+            condition.unlock()
+        }
     }
 
     var isFinished: Bool {

@@ -14,7 +14,11 @@ import WorkbookCore
 ///    running and is true once `join` returns.
 /// 4. After `cancel` — also after an earlier `shutdown`, and whatever `shutdown` comes later —
 ///    the running job finishes and no queued job starts; `submit` is refused.
-/// 5. `join` returns for every caller: two threads at once, and again after the end.
+/// 5. `join` returns for every caller — two threads at once, and again after the end — and
+///    only once the worker has ended: a wake-up while the last job still runs (a broadcast from
+///    `shutdown`, or one from the check) must not let it out.
+/// An idle worker's thread and a waiting `join` sleep: the kernel's count of their wake-ups
+/// and CPU time tells a condition wait from a loop that sleeps a millisecond and looks again.
 /// 6. No data race: two threads take turns calling every method while the worker's thread runs
 ///    (`runInTurns`), so a flag read or written outside the lock is an unordered pair that
 ///    ThreadSanitizer reports every run.
@@ -40,6 +44,11 @@ public enum WorkerCheck {
         name: Localized("shutdown and cancel wake an idle worker", ja: "shutdown と cancel は待機中のワーカーを起こす"),
         rule: Localized("When the worker's thread is waiting for work, shutdown or cancel wakes it, so it ends and join returns.",
                         ja: "ワーカーのスレッドが仕事を待っているとき、shutdown や cancel はそれを起こし、スレッドが終わって join が戻る。"))
+    public static let sleepsWhileWaiting = Property(
+        id: "polling",
+        name: Localized("waits by sleeping on the condition, not by polling", ja: "ポーリングではなく条件変数で眠って待つ"),
+        rule: Localized("While the worker's thread has no work, and while join waits, the thread sleeps until another thread changes the state: it does not wake up again and again, or spin, while nothing changes.",
+                        ja: "ワーカーのスレッドに仕事がない間も、join が待つ間も、スレッドは別のスレッドが状態を変えるまで眠る。何も変わらないのに何度も起きたり、スピンしたりしない。"))
     public static let finishedAfterWork = Property(
         id: "finished-early",
         name: Localized("finished only after all accepted work", ja: "受け付けた仕事がすべて終わってから finished"),
@@ -58,7 +67,7 @@ public enum WorkerCheck {
     /// Fresh worker pairs the race probe runs its sequence on.
     static let probeRounds = 2
 
-    public static let properties = [inOrderOnOneThread, ownThread, returnsAtOnce, wakesIdle, finishedAfterWork, nothingStartsAfterCancel, joinEveryTime, Property.finishes]
+    public static let properties = [inOrderOnOneThread, ownThread, returnsAtOnce, wakesIdle, sleepsWhileWaiting, finishedAfterWork, nothingStartsAfterCancel, joinEveryTime, Property.finishes]
 
     public static func run(_ make: @escaping @Sendable () -> any WorkerProtocol, options: CheckOptions = .init()) -> CheckResult {
         let failure = checkOrder(make(), options: options)
@@ -209,6 +218,13 @@ public enum WorkerCheck {
         // Job 1 has returned; the worker's thread goes back to waiting for work.
         waitUntilBlocked(log.lastKernelThread)
         log.trace.record("the worker is idle")
+        if stop == .shutdown, let polling = pollingWhileIdle(log.lastKernelThread, who: Localized("The worker's thread had no work", ja: "ワーカーのスレッドは仕事がなく")) {
+            log.trace.record("the worker's thread polls")
+            return CheckFailure(sleepsWhileWaiting, observed: Localized(
+                "Job 1 ran and nothing else was submitted. \(polling.en). Wait for work with `while jobs.isEmpty && accepting { condition.wait() }`: it sleeps until a broadcast, using no CPU.",
+                ja: "ジョブ 1 が実行され、ほかには何も投入されていません。\(polling.ja)。仕事は `while jobs.isEmpty && accepting { condition.wait() }` で待ちましょう。broadcast されるまで CPU を使わずに眠ります。"),
+                events: traceTail(log.trace.events))
+        }
         if let failure = returnsAtOnce("\(stop)() on an idle worker", log, options: options, { log.trace.span("\(stop)()") { stop.call(on: worker) } }).failure {
             return failure
         }
@@ -349,6 +365,31 @@ public enum WorkerCheck {
         if let failure = returnsAtOnce("shutdown() while job 1 runs", log, options: options, { log.trace.span("shutdown()") { worker.shutdown() } }).failure {
             gate.signal()
             return failure
+        }
+        // Job 1 still runs, so the worker has not ended. shutdown() has woken the joins (if it
+        // broadcast); a broadcast from the check wakes them again, as any other change or a
+        // spurious wake-up would. Each must look at the state, see the worker still running,
+        // and go back to sleep: the check waits until each is asleep again or has returned.
+        let conditions = LearnerConditions(in: worker)
+        if !conditions.isEmpty {
+            log.trace.record("broadcast() from the check")
+            conditions.broadcast()
+        }
+        joins.forEach { $0.waitUntilAsleep() }
+        if let early = joins.first(where: \.hasReturned) {
+            gate.signal()
+            log.trace.record("\(early.label) returned while job 1 still runs")
+            return CheckFailure(joinEveryTime, observed: Localized(
+                "Two threads called join() while job 1 ran; then shutdown()\(conditions.isEmpty ? "" : " and a broadcast() on your condition"), while job 1 was still running: \(early.label) returned, though the worker had not ended. A wake-up only means \"look again\": wait in `while !finished { condition.wait() }`, not `if`.",
+                ja: "ジョブ 1 の実行中に 2 つのスレッドが join() を呼び、ジョブ 1 がまだ動いている間に shutdown()\(conditions.isEmpty ? "" : " と、あなたの条件変数への broadcast()")を行いました: ワーカーはまだ終わっていないのに \(early.label) が戻りました。起こされたことは「もう一度確かめよ」という意味でしかありません。`if` ではなく `while !finished { condition.wait() }` で待ちましょう。"),
+                events: traceTail(log.trace.events))
+        }
+        if let polling = pollingWhileIdle(joins[0].thread, who: Localized("join() #1 waited while job 1 ran", ja: "join() #1 はジョブ 1 の実行中に待っていて")) {
+            gate.signal()
+            return CheckFailure(sleepsWhileWaiting, observed: Localized(
+                "\(polling.en). Wait in `while !finished { condition.wait() }` under the lock, and broadcast when the thread finishes.",
+                ja: "\(polling.ja)。ロックを持って `while !finished { condition.wait() }` で待ち、スレッドが終わるときに broadcast しましょう。"),
+                events: traceTail(log.trace.events))
         }
         gate.signal()
         let returned = joins.map { $0.waitForReturn(seconds: options.deadlockSeconds) }
