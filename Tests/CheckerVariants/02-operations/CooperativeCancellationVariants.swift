@@ -19,6 +19,11 @@ struct CancellationVariant: CooperativeCancellationProtocol {
         case cancelWithoutSuper
         /// The worker returns at once: nothing processed.
         case skipsWork
+        /// The worker looks at isCancelled after each item, not before: a cancel that lands as
+        /// main() begins still lets the first item through.
+        case checksAfterEachItem
+        /// The publisher looks only at its dependencies, not at itself.
+        case publisherIgnoresItself
     }
 
     let mistake: Mistake
@@ -72,7 +77,12 @@ private final class VariantWorker: Operation, @unchecked Sendable {  // `stopped
                 if lock.withLock({ stopped }) { return }
                 sink.process(item)
             }
-        case .publisherIgnoresDependencies, .publisherChecksFirstDependency:
+        case .checksAfterEachItem:
+            for item in items {
+                sink.process(item)
+                if isCancelled { return }
+            }
+        case .publisherIgnoresDependencies, .publisherChecksFirstDependency, .publisherIgnoresItself:
             for item in items {
                 if isCancelled { return }
                 sink.process(item)
@@ -90,7 +100,7 @@ private final class VariantPublisher: Operation, @unchecked Sendable {  // immut
     }
 
     override func main() {
-        guard !isCancelled else { return }
+        guard mistake == .publisherIgnoresItself || !isCancelled else { return }
         switch mistake {
         case .publisherIgnoresDependencies:
             break

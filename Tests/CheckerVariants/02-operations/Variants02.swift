@@ -87,6 +87,14 @@ let variants02: [VariantRegistration] = [
     .init("CooperativeCancellation.neverChecks", "a worker that never checks isCancelled", breaks: CooperativeCancellationCheck.stopsWhenCancelled) {
         CooperativeCancellationCheck.run { CancellationVariant(.neverChecks) }
     },
+    /// The worker looks after each item: a cancel as main() begins lets item 0 through.
+    .init("CooperativeCancellation.checksAfterEachItem", "a worker that checks after each item, not before", breaks: CooperativeCancellationCheck.stopsWhenCancelled) {
+        CooperativeCancellationCheck.run { CancellationVariant(.checksAfterEachItem) }
+    },
+    /// The publisher looks only at its dependencies: cancelled itself, it still publishes.
+    .init("CooperativeCancellation.publisherIgnoresItself", "a publisher that checks its dependencies but not itself", breaks: CooperativeCancellationCheck.stopsWhenCancelled) {
+        CooperativeCancellationCheck.run { CancellationVariant(.publisherIgnoresItself) }
+    },
     /// The worker looks once, before the first item.
     .init("CooperativeCancellation.checksOnce", "a worker that checks only before it starts", breaks: CooperativeCancellationCheck.stopsWhenCancelled) {
         CooperativeCancellationCheck.run { CancellationVariant(.checksOnceAtStart) }

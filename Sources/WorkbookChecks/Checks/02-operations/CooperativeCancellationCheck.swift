@@ -19,6 +19,9 @@ import WorkbookCore
 ///    10 is processed: it stops, and the publisher does not publish (whichever dependency it
 ///    looked at first or last).
 /// 4. The worker cancelled before it starts: no item is processed, nothing is published.
+/// 5. A cancel that lands after `start()` has made its own check and before `main()` looks:
+///    the check cancels each operation and then calls its `main()` itself, the one way to make
+///    that moment happen every run. No item is processed, nothing is published.
 public enum CooperativeCancellationCheck {
     public static let completesWhenNotCancelled = Property(
         id: "incomplete",
@@ -45,6 +48,7 @@ public enum CooperativeCancellationCheck {
             ?? checkCancelAll(make(), options: options)
             ?? checkOneOfThreeCancelled(make(), options: options)
             ?? checkCancelledBeforeStart(make(), options: options)
+            ?? checkCancelledAsMainBegins(make(), options: options)
         return failure.map(CheckResult.failed) ?? .passed(properties)
     }
 
@@ -236,6 +240,36 @@ public enum CooperativeCancellationCheck {
             return CheckFailure(dependantsSkip, observed: Localized(
                 "The worker was cancelled before it was queued; the publisher, which depends on it, still published \(sink.publishCount) time(s). Check `dependencies.contains { $0.isCancelled }` before publishing.",
                 ja: "ワーカーはキューに入れる前にキャンセルされましたが、それに依存するパブリッシャーが \(sink.publishCount) 回 publish しました。publish の前に `dependencies.contains { $0.isCancelled }` を確認しましょう。"),
+                events: traceTail(sink.trace.events))
+        }
+        return nil
+    }
+
+    /// Step 5: `start()` calls `main()` only if the operation was not cancelled yet, but a
+    /// `cancel()` from another thread may land just after that — when `main()` has begun and
+    /// not yet looked. The check makes that moment: it cancels, then calls `main()` itself.
+    static func checkCancelledAsMainBegins(_ subject: any CooperativeCancellationProtocol, options: CheckOptions) -> CheckFailure? {
+        let sink = WorkSink()
+        let worker = subject.makeWorker(items: items, sink: sink)
+        let publisher = subject.makePublisher(sink: sink)
+        worker.cancel()
+        publisher.cancel()
+        let returned = returnsWithin(seconds: options.deadlockSeconds) {
+            sink.trace.span("worker.main() after cancel()") { worker.main() }
+            sink.trace.span("publisher.main() after cancel()") { publisher.main() }
+        }
+        guard returned else {
+            return .deadlock(trace: sink.trace, options: options, doing: "main() of a cancelled worker and publisher")
+        }
+        let processed = sink.processedItems
+        guard processed.isEmpty && sink.publishCount == 0 else {
+            let what = processed.isEmpty
+                ? Localized("the publisher published", ja: "パブリッシャーが publish しました")
+                : Localized("the worker processed item \(processed[0])\(processed.count > 1 ? " and \(processed.count - 1) more" : "")",
+                            ja: "ワーカーが要素 \(processed[0])\(processed.count > 1 ? " ほか \(processed.count - 1) 個" : "")を処理しました")
+            return CheckFailure(stopsWhenCancelled, observed: Localized(
+                "cancel() can land just after start() has checked isCancelled and called main(), before main() looks. The check made that happen: it cancelled each operation, then called its main(); \(what.en). Check isCancelled before each item — before the first one too — and before publishing.",
+                ja: "cancel() は、start() が isCancelled を確かめて main() を呼んだ直後、main() が確かめる前に届くことがあります。チェックはその瞬間を作りました。各操作をキャンセルしてから main() を呼ぶと、\(what.ja)。isCancelled は各要素の前（最初の要素の前も）と publish の前に確かめましょう。"),
                 events: traceTail(sink.trace.events))
         }
         return nil
