@@ -16,7 +16,11 @@ let package = Package(
         // Shared machinery: trace, timeline, terminal, localization, scenarios, REPL.
         .target(name: "WorkbookCore", dependencies: ["WorkbookExplorer"]),
         // Exercise contracts, fakes and the `todo()` marker, shared by stubs, solutions and checks.
-        .target(name: "ExerciseKit", dependencies: ["WorkbookCore"]),
+        .target(name: "ExerciseKit", dependencies: ["WorkbookCore", "ReleasePoints"]),
+        // Pauses a thread right after its k-th release (unlock, signal, sync, leave), so a fake can
+        // run another callback whole at that moment; the interposers report releases (Linux runners).
+        .target(name: "ReleasePoints"),
+        .target(name: "ReleasePointInterposers", dependencies: ["ReleasePoints"]),
         // The learner's files and the reference solutions: the same API, the same file names.
         // Both are compiled with ThreadSanitizer, so a data race in them is reported by the
         // learner's own `swift test` (through exercise-runner), not only in CI. Nothing else is
@@ -30,14 +34,14 @@ let package = Package(
         // Runs one learner check in its own process, so a crash or a deadlock cannot take down `swift test`.
         // The one registration list: each exercise's check on the learner's type and the reference.
         .target(name: "ExerciseRegistry", dependencies: ["Exercises", "Solutions", "WorkbookChecks"]),
-        .executableTarget(name: "exercise-runner", dependencies: ["ExerciseRegistry", "WorkbookChecks", "SanitizerMutexSupport"],
+        .executableTarget(name: "exercise-runner", dependencies: ["ExerciseRegistry", "WorkbookChecks", "SanitizerMutexSupport", "ReleasePointInterposers"],
                           linkerSettings: [.unsafeFlags(["-sanitize=thread"])]),
         // Tells TSan about Synchronization.Mutex's futex slow paths on Linux (TSan runners only).
         .target(name: "SanitizerMutexSupport"),
         // ThreadSanitizer's entry points as plain functions, so instrumented code runs without its
         // runtime; the "-plain" runners confirm failures that are not races.
         .target(name: "SanitizerStubs"),
-        .executableTarget(name: "exercise-runner-plain", dependencies: ["ExerciseRegistry", "WorkbookChecks", "SanitizerStubs"]),
+        .executableTarget(name: "exercise-runner-plain", dependencies: ["ExerciseRegistry", "WorkbookChecks", "SanitizerStubs", "ReleasePointInterposers"]),
 
         .executableTarget(name: "ch01-gcd", dependencies: ["WorkbookCore", "WorkbookExplorer"]),
         .executableTarget(name: "ch02-operations", dependencies: ["WorkbookCore"]),
@@ -53,9 +57,9 @@ let package = Package(
         // the runner that checks them in a child process; CheckerTests expects each to fail.
         .target(name: "CheckerVariants", dependencies: ["ExerciseKit", "WorkbookChecks"], path: "Tests/CheckerVariants",
                 swiftSettings: [.unsafeFlags(["-sanitize=thread"])]),
-        .executableTarget(name: "variant-runner", dependencies: ["CheckerVariants", "WorkbookChecks", "SanitizerMutexSupport"], path: "Tests/VariantRunner",
+        .executableTarget(name: "variant-runner", dependencies: ["CheckerVariants", "WorkbookChecks", "SanitizerMutexSupport", "ReleasePointInterposers"], path: "Tests/VariantRunner",
                           linkerSettings: [.unsafeFlags(["-sanitize=thread"])]),
-        .executableTarget(name: "variant-runner-plain", dependencies: ["CheckerVariants", "WorkbookChecks", "SanitizerStubs"],
+        .executableTarget(name: "variant-runner-plain", dependencies: ["CheckerVariants", "WorkbookChecks", "SanitizerStubs", "ReleasePointInterposers"],
                           path: "Tests/VariantRunnerPlain"),
         .testTarget(name: "CheckerTests", dependencies: ["WorkbookChecks", "ExerciseKit", "WorkbookExplorer"]),
         .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "WorkbookExplorer", "ch01-gcd", "ch02-operations", "ch03-threads"]),

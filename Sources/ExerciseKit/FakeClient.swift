@@ -40,6 +40,9 @@ public final class FakeClient: Sendable {
         public var mostInFlight = 0
         /// The trace event at which more than the limit were in flight, if ever.
         public var overLimitAt: Int?
+        /// With `overlapLastTwo`: whether the first of the last two callbacks reached the
+        /// release it was to pause after (false: it made fewer releases); nil before then.
+        public var overlapPaused: Bool?
     }
 
     private struct Pending: Sendable {
@@ -54,6 +57,10 @@ public final class FakeClient: Sendable {
         // Guarded by the client's `condition`.
         var result: Result<String, FetchError>?
         var running = false
+        var kernelThread: KernelThread?
+        /// Pause the callback after this many releases (`ReleasePoint`), until `resumed`.
+        var pauseAfterRelease: Int?
+        var paused = false, resumed = false
         init(id: Int, completion: @escaping @Sendable (Result<String, FetchError>) -> Void) {
             self.id = id
             self.completion = completion
@@ -66,6 +73,7 @@ public final class FakeClient: Sendable {
     private let replies: [Int: Result<String, FetchError>]
     private let beforeLastReply: (@Sendable () -> Void)?
     private let idleSeconds: Double
+    private let overlapLastTwo: Int?
     private let condition = NSCondition()
     // Guarded by `condition`, touched only inside `RaceDetector.quietly`.
     private nonisolated(unsafe) var pending: [Pending] = []
@@ -80,14 +88,19 @@ public final class FakeClient: Sendable {
     /// - Parameters:
     ///   - replies: the reply for each id (ids not in it get `.notFound`).
     ///   - beforeLastReply: runs on the fake's own thread before the last outstanding reply.
+    ///   - overlapLastTwo: deliver the last two replies together: pause the first callback right
+    ///     after its release number `overlapLastTwo` (a lock's unlock, a signal, a `sync`, a
+    ///     `leave`; see `ReleasePoint`), run the second callback whole, then let the first go on.
     public init(trace: Trace = Trace(), limit: Int, expectedFetches: Int, replies: [Int: Result<String, FetchError>],
-                beforeLastReply: (@Sendable () -> Void)? = nil, idleMilliseconds: Int = 25) {
+                beforeLastReply: (@Sendable () -> Void)? = nil, idleMilliseconds: Int = 25, overlapLastTwo: Int? = nil) {
         self.trace = trace
         self.limit = limit
         self.expectedFetches = expectedFetches
         self.replies = replies
         self.beforeLastReply = beforeLastReply
         self.idleSeconds = Double(idleMilliseconds) / 1000
+        self.overlapLastTwo = overlapLastTwo
+        self.deliveredPair = overlapLastTwo != nil
         let network = Thread { [self] in RaceDetector.quietly { deliverReplies() } }
         network.name = "fake-network"
         network.start()
@@ -168,14 +181,22 @@ public final class FakeClient: Sendable {
     // MARK: Delivery (the fake's own threads, always inside `RaceDetector.quietly`)
 
     private func deliver(_ reply: ReplyThread) {
-        let result: Result<String, FetchError>? = RaceDetector.quietly {
+        let (result, pauseAfterRelease) = RaceDetector.quietly {
             condition.lock()
             defer { condition.unlock() }
+            reply.kernelThread = KernelThread.current()
             while reply.result == nil && !stopped { condition.wait() }
-            return reply.result
+            return (reply.result, reply.pauseAfterRelease)
         }
         guard let result else { return }
-        reply.completion(result)
+        if let pauseAfterRelease {
+            let paused = ReleasePoint.run(pausingAfterRelease: pauseAfterRelease, pause: { [self] in hold(reply) }) {
+                reply.completion(result)
+            }.paused
+            RaceDetector.quietly { condition.withLock { stats.overlapPaused = paused } }
+        } else {
+            reply.completion(result)
+        }
         RaceDetector.quietly {
             condition.lock()
             running.removeAll { $0 === reply }
@@ -191,6 +212,10 @@ public final class FakeClient: Sendable {
         while !stopped {
             let allStarted = stats.started.count >= expectedFetches
             if !pending.isEmpty && (pending.count >= limit || allStarted) {
+                if let overlapLastTwo, allStarted && pending.count == 2 {
+                    deliverLastTwoTogether(pausingFirstAfterRelease: overlapLastTwo)
+                    continue
+                }
                 if allStarted && pending.count == 1 && !heldLastReply, let beforeLastReply {
                     heldLastReply = true
                     condition.unlock()
@@ -242,19 +267,72 @@ public final class FakeClient: Sendable {
     /// Releases the newest pending reply to its thread and waits for its callback to return.
     /// Called with `condition` locked.
     private func deliverNewest() {
+        let next = releaseNewest()
+        // One callback at a time (unless one blocks for half a second): the order of replies is
+        // the fake's, and two callbacks never contend for a lock, where some locks (Mutex under
+        // contention) are invisible to TSan and would be reported as a race.
+        waitForReturn(of: next.reply, seconds: 0.5)
+    }
+
+    /// Hands the newest pending reply to its thread. Called with `condition` locked.
+    private func releaseNewest(pausingAfterRelease pause: Int? = nil) -> Pending {
         let next = pending.removeLast()
         stats.inFlight -= 1
         stats.deliveredIDs.append(next.id)
         trace.end("fetch \(next.id)", lane: "#\(next.id)")
         running.append(next.reply)
+        next.reply.pauseAfterRelease = pause
         next.reply.result = replies[next.id] ?? .failure(.notFound(next.id))
         condition.broadcast()
-        // One callback at a time (unless one blocks for half a second): the order of replies is
-        // the fake's, and two callbacks never contend for a lock, where some locks (Mutex under
-        // contention) are invisible to TSan and would be reported as a race.
-        let deadline = Date(timeIntervalSinceNow: 0.5)
-        while running.contains(where: { $0 === next.reply }) && !stopped && Date() < deadline {
+        return next
+    }
+
+    /// Waits (with `condition` locked) until `reply`'s callback has returned, at most `seconds`.
+    private func waitForReturn(of reply: ReplyThread, seconds: Double) {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while running.contains(where: { $0 === reply }) && !stopped && Date() < deadline {
             _ = condition.wait(until: deadline)
+        }
+    }
+
+    /// The last two replies, together: the first callback is paused right after its release
+    /// number `release`; the second runs whole — until it returns, or its thread sleeps (it
+    /// waits for something the first one holds) — and then the first goes on. Called with
+    /// `condition` locked.
+    private func deliverLastTwoTogether(pausingFirstAfterRelease release: Int) {
+        let first = releaseNewest(pausingAfterRelease: release)
+        var deadline = Date(timeIntervalSinceNow: 1)
+        while !first.reply.paused && running.contains(where: { $0 === first.reply }) && !stopped && Date() < deadline {
+            _ = condition.wait(until: deadline)
+        }
+        let second = releaseNewest()
+        deadline = Date(timeIntervalSinceNow: 2)
+        var asleepInARow = 0
+        while running.contains(where: { $0 === second.reply }) && !stopped && Date() < deadline && asleepInARow < 2 {
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.001))
+            asleepInARow = second.reply.kernelThread?.state == .asleep ? asleepInARow + 1 : 0
+        }
+        if first.reply.paused {
+            trace.record(running.contains(where: { $0 === second.reply })
+                         ? "callback #\(second.id) waits; #\(first.id) goes on" : "callback #\(first.id) goes on", lane: "#\(first.id)")
+        }
+        first.reply.resumed = true
+        condition.broadcast()
+        waitForReturn(of: first.reply, seconds: 0.5)
+        waitForReturn(of: second.reply, seconds: 0.5)
+    }
+
+    /// The pause of a callback at its release point (on the callback's thread): it waits until
+    /// the fake lets it go on, unseen by TSan, so no ordering is added.
+    private func hold(_ reply: ReplyThread) {
+        RaceDetector.quietly {
+            condition.lock()
+            defer { condition.unlock() }
+            reply.paused = true
+            trace.record("callback #\(reply.id) paused after release \(reply.pauseAfterRelease ?? 0)", lane: "#\(reply.id)")
+            condition.broadcast()
+            let deadline = Date(timeIntervalSinceNow: 5)
+            while !reply.resumed && !stopped && Date() < deadline { _ = condition.wait(until: deadline) }
         }
     }
 }

@@ -1,4 +1,5 @@
 import ExerciseRegistry
+import ReleasePointInterposers
 import SanitizerStubs
 import WorkbookChecks
 
@@ -7,4 +8,5 @@ import WorkbookChecks
 // race, since TSan's libdispatch support drops a barrier carried by a block (see
 // Sources/SanitizerStubs/SanitizerStubs.c).
 workbook_sanitizer_stubs_linked()
+workbook_release_point_interposers_linked()
 RunnerMain.run(program: RunnerProtocol.plainExecutableName, exercises: exerciseRegistrations)

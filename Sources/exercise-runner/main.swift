@@ -1,4 +1,5 @@
 import ExerciseRegistry
+import ReleasePointInterposers
 import SanitizerMutexSupport
 import WorkbookChecks
 
@@ -15,4 +16,5 @@ import WorkbookChecks
 // Exit status: 0 done, 1 failing, 2 usage, 3 not started (the code reached `todo()`),
 // 66 ThreadSanitizer stopped it.
 workbook_sanitizer_mutex_support_linked()
+workbook_release_point_interposers_linked()
 RunnerMain.run(program: RunnerProtocol.executableName, exercises: exerciseRegistrations)

@@ -1,4 +1,5 @@
 import CheckerVariants
+import ReleasePointInterposers
 import SanitizerMutexSupport
 import WorkbookChecks
 
@@ -9,4 +10,5 @@ import WorkbookChecks
 //   variant-runner <Exercise.variant> [--lang en|ja] [--width N] …
 //   variant-runner --list     (name, exercise, property, summary; tab-separated)
 workbook_sanitizer_mutex_support_linked()
+workbook_release_point_interposers_linked()
 RunnerMain.run(program: RunnerProtocol.variantExecutableName, variants: allVariants)

@@ -1,3 +1,4 @@
+import Foundation
 import Dispatch
 import ExerciseKit
 import WorkbookCore
@@ -168,5 +169,56 @@ final class StarvedPoolFanOut: FanOutProtocol, @unchecked Sendable {
             }
         }
         group.notify(queue: queue) { completion(slots.current.compactMap { $0 }) }
+    }
+}
+
+/// Counts the replies left instead of using a group, and decides "was that the last one?" in a
+/// second step after recording: when the last two replies overlap, both callbacks see 0 and
+/// complete. `steps` says what guards the count: an `NSLock`, or a serial queue's `sync`.
+final class TwoStepCountFanOut: FanOutProtocol, @unchecked Sendable {  // `slots` and `left` behind `lock` / `queue`
+    enum Guard { case lock, serialQueue, oneStep }
+    private let guarding: Guard
+    init() { guarding = .lock }
+    init(_ guarding: Guard) { self.guarding = guarding }
+
+    func fetchAll(_ ids: [Int], maxInFlight: Int, using client: FakeClient,
+                  completion: @escaping @Sendable ([Result<String, FetchError>]) -> Void) {
+        guard !ids.isEmpty else { return completion([]) }
+        let tally = Tally(count: ids.count, guarding: guarding)
+        let permits = DispatchSemaphore(value: maxInFlight)
+        Thread.detachNewThread {
+            for (index, id) in ids.enumerated() {
+                permits.wait()
+                client.fetch(id) { result in
+                    let last = tally.record(result, at: index)
+                    permits.signal()
+                    if last { completion(tally.results) }
+                }
+            }
+        }
+    }
+
+    private final class Tally: @unchecked Sendable {
+        private let lock = NSLock(), queue = DispatchQueue(label: "tally")
+        private let guarding: Guard
+        private var slots: [Result<String, FetchError>?]
+        private var left: Int
+        init(count: Int, guarding: Guard) {
+            slots = Array(repeating: nil, count: count)
+            left = count
+            self.guarding = guarding
+        }
+        private func guarded<T>(_ body: () -> T) -> T {
+            guarding == .serialQueue ? queue.sync(execute: body) : lock.withLock(body)
+        }
+        /// True for the reply that completes the set.
+        func record(_ result: Result<String, FetchError>, at index: Int) -> Bool {
+            if guarding == .oneStep {
+                return guarded { slots[index] = result; left -= 1; return left == 0 }
+            }
+            guarded { slots[index] = result; left -= 1 }
+            return guarded { left == 0 }  // the mistake: a second step, after the count may have moved on
+        }
+        var results: [Result<String, FetchError>] { guarded { slots.map { $0! } } }
     }
 }

@@ -52,6 +52,15 @@ let variants01: [VariantRegistration] = [
         ReadersWritersCheck.run { OneLockStore(storage: $0) }
     },
 
+    .init("FanOut.lastReplyInTwoSteps", "a count of replies left, checked in a second locked step", breaks: FanOutCheck.completionOnce) {
+        FanOutCheck.run { TwoStepCountFanOut(.lock) }
+    },
+    .init("FanOut.lastReplyInTwoSyncs", "a count of replies left on a serial queue, checked in a second sync", breaks: FanOutCheck.completionOnce) {
+        FanOutCheck.run { TwoStepCountFanOut(.serialQueue) }
+    },
+    .init("FanOut.lastReplyInOneStep", "a correct answer: a count of replies left, decided in the step that records", breaks: passesTheCheck) {
+        FanOutCheck.run { TwoStepCountFanOut(.oneStep) }
+    },
     .init("FanOut.noLimit", "no semaphore", breaks: FanOutCheck.withinLimit) {
         FanOutCheck.run { FanOutVariant { $0.limitsInFlight = false } }
     },

@@ -61,7 +61,38 @@ public enum FanOutCheck {
         for testCase in cases {
             if let failure = check(testCase, make(), options: options) { return .failed(failure) }
         }
+        if let failure = checkLastRepliesTogether(make, options: options) { return .failed(failure) }
         return .passed(properties)
+    }
+
+    /// Three ids, all in flight at once; the last two replies come back together.
+    static let togetherCase = Case(ids: [0, 1, 2], maxInFlight: 3, failing: [1])
+
+    /// The last two replies together, every way that matters: the first callback is paused right
+    /// after its 1st release (an unlock, a semaphore signal, the end of a `sync`, a `leave`), then
+    /// its 2nd, …, and each time the second callback runs whole in that pause. A callback that
+    /// records its reply in one step and decides "that was the last one" in another completes
+    /// twice (or never) in one of these runs, every time. Where releases cannot be seen (Apple
+    /// platforms), this step is skipped.
+    static func checkLastRepliesTogether(_ make: @escaping @Sendable () -> any FanOutProtocol, options: CheckOptions) -> CheckFailure? {
+        guard ReleasePoint.isAvailable else { return nil }
+        for release in 1...16 {
+            let paused = Locked<Bool?>(nil)
+            if let failure = check(togetherCase, make(), options: options, overlapLastTwo: release, overlapPaused: paused) {
+                let nth = ordinal(release)
+                return CheckFailure(failure.property, observed: Localized(
+                    "The last two replies came back together: the check paused the first callback right after its \(nth.en) release (an unlock, a semaphore signal, the end of a sync, a leave) and ran the second callback whole, then let the first go on. \(failure.observed.en) Decide \"was this the last reply?\" in the same locked step that records the reply, or leave a DispatchGroup and complete from notify.",
+                    ja: "最後の 2 つの応答が同時に返ってきました。チェックは 1 つ目のコールバックを \(nth.ja)の解放（アンロック、セマフォの signal、sync の終わり、leave）の直後で止め、2 つ目のコールバックを最後まで実行してから、1 つ目を再開しました。\(failure.observed.ja) 「これが最後の応答か」は応答を記録するのと同じロックの中で決めるか、DispatchGroup を leave して notify から完了させましょう。"),
+                    events: failure.events)
+            }
+            if paused.current != true { break }
+        }
+        return nil
+    }
+
+    static func ordinal(_ number: Int) -> Localized {
+        let suffix = (11...13).contains(number % 100) ? "th" : [1: "st", 2: "nd", 3: "rd"][number % 10] ?? "th"
+        return Localized("\(number)\(suffix)", ja: "\(number) 回目")
     }
 
     /// The replies of one run: values nobody can guess, made fresh every time, so an answer can
@@ -82,14 +113,20 @@ public enum FanOutCheck {
         let returned: Int
     }
 
-    static func check(_ testCase: Case, _ fanOut: any FanOutProtocol, options: CheckOptions) -> CheckFailure? {
+    static func check(_ testCase: Case, _ fanOut: any FanOutProtocol, options: CheckOptions,
+                      overlapLastTwo: Int? = nil, overlapPaused: Locked<Bool?>? = nil) -> CheckFailure? {
         let trace = Trace()
         let replies = makeReplies(testCase)
         let calls = Locked<[CompletionCall]>([])
         // Before the last reply, give a completion that comes one reply early time to show.
+        let earlyCompletionWindow: @Sendable () -> Void = { if calls.current.isEmpty { waitForQueuesRound() } }
         let client = FakeClient(trace: trace, limit: testCase.maxInFlight, expectedFetches: testCase.ids.count, replies: replies,
-                                beforeLastReply: { if calls.current.isEmpty { waitForQueuesRound() } })
-        defer { client.stop() }
+                                beforeLastReply: overlapLastTwo == nil ? earlyCompletionWindow : nil,
+                                overlapLastTwo: overlapLastTwo)
+        defer {
+            client.stop()
+            overlapPaused?.withLock { $0 = client.statistics.overlapPaused }
+        }
         let completionCalled = DispatchSemaphore(value: 0)
         let call = "fetchAll(\(testCase.ids), maxInFlight: \(testCase.maxInFlight))"
         let callText = Localized.verbatim(call)

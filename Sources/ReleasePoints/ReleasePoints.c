@@ -1,0 +1,37 @@
+// Release points let a check stop one thread of the learner's code at an exact place: right
+// after it has released a lock, signalled a semaphore, left a queue's `sync` or a group. Another
+// thread then runs its whole step, and the first one goes on. A check-then-act split across two
+// locked steps ("record the reply" … "if nothing is left, complete") shows itself every run,
+// instead of once in a thousand.
+//
+// The state is per thread and costs one thread-local load per release when nothing is armed.
+// The interposers (ReleasePointInterposers, linked into the runners on Linux only) call
+// `workbook_release_point_reached` after each release; elsewhere nothing calls it, and
+// `workbook_release_points_available` says so, so the check knows it cannot pause.
+#include "ReleasePoints.h"
+#include <stddef.h>
+
+static _Thread_local int left;
+static _Thread_local workbook_release_handler armedHandler;
+static _Thread_local void *armedContext;
+static volatile int available;
+
+bool workbook_release_points_available(void) { return available != 0; }
+void workbook_release_points_mark_available(void) { available = 1; }
+
+void workbook_arm_release_point(int count, workbook_release_handler handler, void *context) {
+    left = count > 0 && handler ? count : 0;
+    armedHandler = left ? handler : NULL;
+    armedContext = left ? context : NULL;
+}
+
+int workbook_release_points_left(void) { return left; }
+
+void workbook_release_point_reached(void) {
+    if (left == 0 || --left > 0) return;
+    workbook_release_handler handler = armedHandler;
+    void *context = armedContext;
+    armedHandler = NULL;
+    armedContext = NULL;
+    if (handler) handler(context);
+}

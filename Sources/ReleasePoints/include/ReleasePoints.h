@@ -1,0 +1,18 @@
+// Release points: a thread can ask to be paused right after its k-th release of a lock (or
+// semaphore signal, queue `sync`, group `leave`). See ReleasePoints.c.
+#pragma once
+#include <stdbool.h>
+
+typedef void (*workbook_release_handler)(void *context);
+
+/// True once the interposers are linked into this process (the runners on Linux).
+bool workbook_release_points_available(void);
+/// Pauses the calling thread after its `count`-th release from now: calls `handler(context)`
+/// there, once, with the thread disarmed. `count` 0 disarms.
+void workbook_arm_release_point(int count, workbook_release_handler handler, void *context);
+/// Releases left before the armed point (0 when disarmed or reached).
+int workbook_release_points_left(void);
+
+// For the interposers.
+void workbook_release_point_reached(void);
+void workbook_release_points_mark_available(void);
