@@ -35,6 +35,19 @@ final class DetouredWriteStore: ReadersWritersProtocol {
     }
 }
 
+/// The barrier write is scheduled a moment later with `asyncAfter`: a read issued right after
+/// `setValue` runs first and sees the old value. (With a deadline of `.now()`, libdispatch finds
+/// the time already passed and submits at once, in order: that form behaves like `async`.)
+final class DelayedBarrierStore: ReadersWritersProtocol {
+    private let queue = DispatchQueue(label: "variant.delayed", attributes: .concurrent)
+    private let storage: InstrumentedStorage
+    init(storage: InstrumentedStorage) { self.storage = storage }
+    func value(forKey key: String) -> Int? { queue.sync { storage.read(key) } }
+    func setValue(_ value: Int, forKey key: String) {
+        queue.asyncAfter(deadline: .now() + .milliseconds(2), flags: .barrier) { self.storage.write(key, value) }
+    }
+}
+
 /// Reads go straight to the storage, off the queue: "reads are safe on their own".
 final class ReadOffQueueStore: ReadersWritersProtocol {
     private let queue = DispatchQueue(label: "variant.read-off-queue", attributes: .concurrent)

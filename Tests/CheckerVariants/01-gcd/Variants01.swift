@@ -36,6 +36,9 @@ let variants01: [VariantRegistration] = [
     .init("ReadersWriters.detouredWrite", "a write detoured through a global queue", breaks: ReadersWritersCheck.readAfterWrite) {
         ReadersWritersCheck.run { DetouredWriteStore(storage: $0) }
     },
+    .init("ReadersWriters.delayedBarrier", "a barrier write scheduled 2 ms later with asyncAfter", breaks: ReadersWritersCheck.readAfterWrite) {
+        ReadersWritersCheck.run { DelayedBarrierStore(storage: $0) }
+    },
     .init("ReadersWriters.readOffQueue", "reads straight from the storage, off the queue", breaks: ReadersWritersCheck.writeAlone) {
         ReadersWritersCheck.run { ReadOffQueueStore(storage: $0) }
     },
