@@ -46,10 +46,16 @@ static void *next(const char *name) {
 }
 
 // TSan's interceptor if linked (so TSan still sees the release), else the next library's.
+// Looked up once; the pointer is read and written atomically (any thread may be first, and in
+// CI's TSan lane this file is instrumented too).
 #define FORWARD(name) \
-    static __typeof__(&name) real; \
-    if (!real) real = ___interceptor_##name ? ___interceptor_##name \
-        : __interceptor_##name ? __interceptor_##name : (__typeof__(&name))next(#name)
+    static __typeof__(&name) cached; \
+    __typeof__(&name) real = __atomic_load_n(&cached, __ATOMIC_ACQUIRE); \
+    if (!real) { \
+        real = ___interceptor_##name ? ___interceptor_##name \
+            : __interceptor_##name ? __interceptor_##name : (__typeof__(&name))next(#name); \
+        __atomic_store_n(&cached, real, __ATOMIC_RELEASE); \
+    }
 
 int pthread_mutex_unlock(pthread_mutex_t *mutex) {
     FORWARD(pthread_mutex_unlock);

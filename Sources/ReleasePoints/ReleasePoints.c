@@ -14,10 +14,10 @@
 static _Thread_local int left;
 static _Thread_local workbook_release_handler armedHandler;
 static _Thread_local void *armedContext;
-static volatile int available;
+static int available;
 
-bool workbook_release_points_available(void) { return available != 0; }
-void workbook_release_points_mark_available(void) { available = 1; }
+bool workbook_release_points_available(void) { return __atomic_load_n(&available, __ATOMIC_ACQUIRE) != 0; }
+void workbook_release_points_mark_available(void) { __atomic_store_n(&available, 1, __ATOMIC_RELEASE); }
 
 void workbook_arm_release_point(int count, workbook_release_handler handler, void *context) {
     left = count > 0 && handler ? count : 0;
