@@ -94,7 +94,7 @@ public enum Explorer {
 
     // MARK: Internals
 
-    private static let oneRunAtATime = NSLock()
+    static let oneRunAtATime = NSLock()
 
     /// Explorations run on a thread of their own: never on a Swift concurrency thread, whose
     /// pool the explored code must not depend on.
@@ -115,10 +115,14 @@ public enum Explorer {
     }
 
     static func runOnce<C: Chooser>(_ chooser: inout C, strategy: String, budget: Budget, _ body: @escaping Body) -> ScheduleReport {
-        precondition(GlobalEnqueueHook.install(), "the Swift runtime does not offer swift_task_enqueueGlobal_hook")
+        precondition(RuntimeHooks.available, "the Swift runtime does not offer swift_task_enqueueGlobal_hook")
         let run = ScheduleRun(stepCap: budget.maxStepsPerSchedule, foreignWaitSeconds: budget.foreignWaitSeconds)
+        RuntimeHooks.install()
         DriverThread.drive(run)
-        defer { DriverThread.drive(nil) }
+        defer {
+            DriverThread.drive(nil)
+            RuntimeHooks.uninstall()
+        }
         Task(executorPreference: run) {
             do {
                 run.finishRoot(.completed(try await body()))

@@ -31,7 +31,8 @@ protocol Chooser {
 }
 
 /// Identifies who a job belongs to: a task by its id; any other job (an actor draining its
-/// queue) is a new entity every time it is enqueued — its address is not stable across runs.
+/// queue) is a new entity every time it is enqueued — its address is not stable across runs; a
+/// timer by the order it was set in.
 struct EntityKey: Hashable {
     let task: UInt64
     let serial: Int
@@ -39,22 +40,43 @@ struct EntityKey: Hashable {
         task = taskID(of: job)
         self.serial = task == 0 ? serial : 0
     }
+    init(timer order: Int) {
+        task = 0
+        serial = -order
+    }
+    var isTimer: Bool { task == 0 && serial < 0 }
 }
 
 /// One run of the body under a chooser: the driver thread runs one job at a time and asks the
-/// chooser which one next.
+/// chooser which one next — a ready job, or one of the timers due first.
 final class ScheduleRun: TaskExecutor, @unchecked Sendable {
+    private struct Entry {
+        let job: UnownedJob
+        let key: EntityKey
+        /// Enqueued for the main actor: runs isolated to it.
+        let onMainActor: Bool
+    }
+    /// What a step did, in keys; names are given when the report is made, so a task named in
+    /// its first step is named so from the start.
+    private struct StepRecord {
+        let candidates: [EntityKey]
+        let mainActor: Set<EntityKey>
+        let choice: Int
+        let defaultChoice: Int
+        let checkpoints: [String]
+    }
+
     // The ready list is shared with foreign threads (uncontrolled enqueues); everything else is
     // touched on the driver thread only.
     private let lock = NSCondition()
-    private var ready: [(job: UnownedJob, key: EntityKey)] = []
+    private var ready: [Entry] = []
     private var foreignArrivals: [String] = []
     private var awaitingForeignWork = false
     private var knownTasks: Set<UInt64> = []
     private var jobSerial = 0
 
     private var names: [EntityKey: String] = [:]
-    private var taskCount = 0
+    private var timerOwners: [EntityKey: EntityKey] = [:]
     private var lastCheckpoint: [EntityKey: String] = [:]
     private var hasRun: Set<EntityKey> = []
     private var stepCheckpoints: [String] = []
@@ -74,11 +96,11 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
     func enqueue(_ job: consuming ExecutorJob) { add(UnownedJob(job)) }
 
     /// Adds a job; from a thread other than the driver it is noted as uncontrolled.
-    func add(_ job: UnownedJob) {
+    func add(_ job: UnownedJob, isolatedToMain: Bool = false) {
         lock.lock()
         jobSerial += 1
         let key = EntityKey(job, serial: jobSerial)
-        ready.append((job, key))
+        ready.append(Entry(job: job, key: key, onMainActor: isolatedToMain))
         if key.task != 0 { knownTasks.insert(key.task) }
         if !DriverThread.isCurrent(self) {
             foreignArrivals.append("a job was enqueued from another thread (a callback on a Dispatch queue, the main actor, or a thread of your own)")
@@ -86,6 +108,14 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
         }
         lock.unlock()
     }
+
+    /// A job the runtime wants run after `delay` (driver thread only).
+    func addTimer(_ job: UnownedJob, after delay: Duration) {
+        clock.add(.job(job), after: delay, owner: running)
+    }
+
+    /// The entity whose step is running (driver thread only).
+    var runningKey: EntityKey? { running }
 
     /// Whether the driver has nothing to run and is waiting for work from another thread.
     var isAwaitingForeignWork: Bool {
@@ -116,30 +146,41 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
         if let running { names[running] = name }
     }
 
-    private func name(of key: EntityKey) -> String {
-        if let name = names[key] { return name }
-        let name: String
-        if key.task != 0 {
-            taskCount += 1
-            name = "task \(taskCount)"
-        } else {
-            name = "actor"
+    /// Names for the report: `nameTask` names, else `task 1`, `task 2`, … in order of first
+    /// appearance; `actor` for an actor draining its queue; `timer (A)` for a timer A set.
+    private func namer(_ records: [StepRecord]) -> (EntityKey) -> String {
+        var final = names
+        var count = 0
+        func name(_ key: EntityKey) -> String {
+            if let known = final[key] { return known }
+            let made: String
+            if key.isTimer {
+                made = timerOwners[key].map { "timer (\(name($0)))" } ?? "timer"
+            } else if key.task != 0 {
+                count += 1
+                made = "task \(count)"
+            } else {
+                made = "actor"
+            }
+            final[key] = made
+            return made
         }
-        names[key] = name
+        for record in records { record.candidates.forEach { _ = name($0) } }
         return name
     }
 
-    /// Runs jobs until nothing is ready and no timer is pending, then reports.
+    /// Runs steps until nothing is ready and no timer is pending, then reports.
     func drive<C: Chooser>(_ chooser: inout C, strategy: String) -> ScheduleReport {
-        var steps: [ScheduleStep] = []
+        var records: [StepRecord] = []
         var choices: [Int] = []
         var previous: EntityKey?
         var outcome: ScheduleOutcome?
         while outcome == nil {
             lock.lock()
-            if ready.isEmpty {
-                lock.unlock()
-                if clock.fireEarliest() { continue }
+            let readyEntries = ready
+            lock.unlock()
+            let due = clock.due(advancing: readyEntries.isEmpty)
+            if readyEntries.isEmpty && due.isEmpty {
                 if rootResult != nil { break }
                 // Something outside may still resume a continuation; wait a moment for it.
                 lock.lock()
@@ -151,47 +192,95 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
                 }
                 let stillEmpty = ready.isEmpty
                 lock.unlock()
-                if stillEmpty {
-                    outcome = .deadlock(waitingDescription())
-                }
+                if stillEmpty { outcome = .deadlock(waitingDescription(records)) }
                 continue
             }
-            let keys = ready.map(\.key)
-            lock.unlock()
-            let defaultIndex = previous.flatMap { keys.firstIndex(of: $0) } ?? 0
-            var choice = chooser.choose(step: steps.count, ready: keys, defaultIndex: defaultIndex) {
-                Explorer.ChoicePoint(step: steps.count + 1, ready: keys.map { (name(of: $0), hasRun.contains($0), lastCheckpoint[$0]) },
-                                     defaultChoice: defaultIndex, history: steps)
+            for timer in due where timerOwners[timer.key] == nil { timerOwners[timer.key] = timer.owner }
+            let keys = readyEntries.map(\.key) + due.map(\.key)
+            // The default scheduler: the entity that ran last if it is ready again, else the one
+            // waiting longest; a timer only when nothing is ready.
+            let defaultIndex = readyEntries.isEmpty ? 0 : previous.flatMap { keys.firstIndex(of: $0) } ?? 0
+            let mainActor = Set(readyEntries.filter(\.onMainActor).map(\.key))
+            var choice = chooser.choose(step: records.count, ready: keys, defaultIndex: defaultIndex) {
+                let name = namer(records)
+                return Explorer.ChoicePoint(step: records.count + 1, ready: keys.map { (name($0), hasRun.contains($0), lastCheckpoint[$0]) },
+                                            defaultChoice: defaultIndex, history: makeSteps(records, name: name))
             }
             if !keys.indices.contains(choice) { choice = defaultIndex }
-            lock.lock()  // foreign arrivals only append, so the indices still hold
-            let (job, key) = ready.remove(at: choice)
-            lock.unlock()
 
-            let readyNames = keys.map(name(of:))
+            let key = keys[choice]
             running = key
             stepCheckpoints = []
-            job.runSynchronously(on: asUnownedTaskExecutor())
+            if choice < readyEntries.count {
+                lock.lock()  // foreign arrivals only append, so the index still holds
+                let entry = ready.remove(at: choice)
+                lock.unlock()
+                if entry.onMainActor {
+                    entry.job.runSynchronously(isolatedTo: MainActor.sharedUnownedExecutor, taskExecutor: asUnownedTaskExecutor())
+                } else {
+                    entry.job.runSynchronously(on: asUnownedTaskExecutor())
+                }
+            } else {
+                switch clock.fire(due[choice - readyEntries.count]) {
+                case let .job(job): job.runSynchronously(on: asUnownedTaskExecutor())
+                case let .continuation(continuation): continuation.resume(returning: ())
+                }
+            }
             running = nil
             hasRun.insert(key)
             choices.append(choice)
-            steps.append(ScheduleStep(number: steps.count + 1, choice: choice, ready: readyNames, entity: name(of: key),
-                                      checkpoints: stepCheckpoints, defaultChoice: defaultIndex))
+            records.append(StepRecord(candidates: keys, mainActor: mainActor, choice: choice, defaultChoice: defaultIndex, checkpoints: stepCheckpoints))
             previous = key
-            if steps.count >= stepCap { outcome = .livelock(steps: steps.count) }
+            if records.count >= stepCap { outcome = .livelock(steps: records.count) }
         }
-        let final = outcome ?? rootResult ?? .deadlock(waitingDescription())
+        let final = outcome ?? rootResult ?? .deadlock(waitingDescription(records))
         lock.lock()
         let uncontrolled = foreignArrivals
         lock.unlock()
-        return ScheduleReport(outcome: final, steps: steps, token: ReplayToken(choices: choices),
+        return ScheduleReport(outcome: final, steps: makeSteps(records, name: namer(records)), token: ReplayToken(choices: choices),
                               uncontrolled: Array(Set(uncontrolled)).sorted(), strategy: strategy)
     }
 
-    private func waitingDescription() -> [String] {
-        let waiting = lastCheckpoint.keys.filter { key in names[key] != nil }
-        var lines = waiting.map { "\(names[$0]!) (after \"\(lastCheckpoint[$0]!)\")" }.sorted()
+    private func makeSteps(_ records: [StepRecord], name: (EntityKey) -> String) -> [ScheduleStep] {
+        records.enumerated().map { index, record in
+            let labels = record.candidates.map { record.mainActor.contains($0) ? "\(name($0)) on MainActor" : name($0) }
+            return ScheduleStep(number: index + 1, choice: record.choice, ready: labels, entity: labels[record.choice],
+                                checkpoints: record.checkpoints, defaultChoice: record.defaultChoice)
+        }
+    }
+
+    private func waitingDescription(_ records: [StepRecord]) -> [String] {
+        let name = namer(records)
+        var lines = lastCheckpoint.keys.map { "\(name($0)) (after \"\(lastCheckpoint[$0]!)\")" }.sorted()
         if rootResult == nil && lines.isEmpty { lines = ["task 1 (the body)"] }
         return lines
     }
 }
+
+#if compiler(>=6.3)
+@_spi(ExperimentalScheduling) import _Concurrency
+
+/// Since Swift 6.3 `Task.sleep` asks the task's executor to schedule the wake-up when it can
+/// (`SchedulingExecutor`, experimental): the run takes it as a timer in virtual time. Older
+/// runtimes go through the runtime's delay and deadline hooks instead (`RuntimeHooks`).
+@available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
+extension ScheduleRun: SchedulingExecutor {
+    func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
+        addTimer(UnownedJob(job), after: Self.duration(delay, of: clock))
+    }
+
+    func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
+        addTimer(UnownedJob(job), after: Self.duration(clock.now.duration(to: instant), of: clock))
+    }
+
+    /// A clock's duration as a `Duration`: exact for `ExplorerClock`; for other clocks (their
+    /// "now" is real time, which moves) rounded to whole milliseconds, so a sleep of one length
+    /// is due at one virtual time whatever the moment it was computed.
+    private static func duration<C: Clock>(_ value: C.Duration, of clock: C) -> Duration {
+        guard let duration = value as? Duration else { return .zero }
+        if clock is ExplorerClock { return max(.zero, duration) }
+        let milliseconds = (max(.zero, duration) + .microseconds(500)) / .milliseconds(1)
+        return .milliseconds(Int64(milliseconds.rounded(.down)))
+    }
+}
+#endif

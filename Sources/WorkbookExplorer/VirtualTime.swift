@@ -1,32 +1,76 @@
 import Foundation
 
-/// Virtual time for a schedule run: sleeping registers a timer, and when nothing else can run
-/// the driver jumps to the earliest timer. No real sleeping, and the same schedule gives the
-/// same times.
-final class VirtualTimeline: @unchecked Sendable {  // driver thread only
-    private var timers: [(deadline: Duration, order: Int, continuation: CheckedContinuation<Void, Never>)] = []
+/// Virtual time for a schedule run. Sleeping registers a timer. Steps take no time: when
+/// nothing is ready, the clock jumps to the earliest deadline; the timers due then — and any
+/// timer due now while other work is ready — are alternatives the search explores like any
+/// other choice (timers due together, a timeout against a reply arriving at the same moment).
+/// No real sleeping, and the same schedule gives the same times.
+final class VirtualTimeline: @unchecked Sendable {  // the driver thread; `cancel` may come from anywhere, so all under `lock`
+    enum Wake {
+        /// A job the runtime enqueued with a delay or deadline (`Task.sleep`, clock sleeps).
+        case job(UnownedJob)
+        /// An `ExplorerClock` sleeper.
+        case continuation(CheckedContinuation<Void, any Error>)
+    }
+    struct Timer {
+        let deadline: Duration
+        let order: Int
+        let wake: Wake
+        /// The entity that set it (its sleeper).
+        let owner: EntityKey?
+        var key: EntityKey { EntityKey(timer: order) }
+    }
+    private let lock = NSLock()
+    private var timers: [Timer] = []
     private var order = 0
-    private(set) var now: Duration = .zero
+    private var virtualNow: Duration = .zero
 
-    func sleep(until deadline: Duration, _ continuation: CheckedContinuation<Void, Never>) {
-        order += 1
-        timers.append((deadline, order, continuation))
+    var now: Duration { lock.withLock { virtualNow } }
+
+    /// Sets a timer; returns its number (for `cancel`).
+    @discardableResult
+    func add(_ wake: Wake, after delay: Duration, owner: EntityKey?) -> Int {
+        lock.withLock {
+            order += 1
+            timers.append(Timer(deadline: virtualNow + max(.zero, delay), order: order, wake: wake, owner: owner))
+            return order
+        }
     }
 
-    /// Advances to the earliest timer and resumes it; false if there is none.
-    func fireEarliest() -> Bool {
-        guard let index = timers.indices.min(by: { (timers[$0].deadline, timers[$0].order) < (timers[$1].deadline, timers[$1].order) }) else {
-            return false
+    /// The timers a step may fire, in the order they were set: all those with the earliest
+    /// deadline — if that deadline has come, or `advancing` (nothing else is ready, so the clock
+    /// may jump to it).
+    func due(advancing: Bool) -> [Timer] {
+        lock.withLock {
+            guard let earliest = timers.map(\.deadline).min(), advancing || earliest <= virtualNow else { return [] }
+            return timers.filter { $0.deadline == earliest }.sorted { $0.order < $1.order }
         }
-        let timer = timers.remove(at: index)
-        now = max(now, timer.deadline)
-        timer.continuation.resume()
-        return true
+    }
+
+    /// Removes `timer` and advances the time to its deadline.
+    func fire(_ timer: Timer) -> Wake {
+        lock.withLock {
+            timers.removeAll { $0.order == timer.order }
+            virtualNow = max(virtualNow, timer.deadline)
+            return timer.wake
+        }
+    }
+
+    /// A sleeper's task was cancelled: its timer goes, and it wakes at once with
+    /// `CancellationError` (it becomes ready like any resumed task).
+    func cancel(_ number: Int) {
+        let removed: Timer? = lock.withLock {
+            guard let index = timers.firstIndex(where: { $0.order == number }) else { return nil }
+            return timers.remove(at: index)
+        }
+        if case let .continuation(continuation)? = removed?.wake { continuation.resume(throwing: CancellationError()) }
     }
 }
 
 /// A clock to inject into code under exploration: inside a run it is virtual (sleeps are
-/// scheduling points that cost no real time); outside it behaves like `ContinuousClock`.
+/// scheduling points that cost no real time, and a cancelled sleep throws `CancellationError`
+/// at once); outside it behaves like `ContinuousClock`. Plain `Task.sleep` and
+/// `ContinuousClock` are virtual inside a run too, where the runtime offers its timer hooks.
 public struct ExplorerClock: Clock {
     public struct Instant: InstantProtocol {
         public let offset: Duration
@@ -47,10 +91,22 @@ public struct ExplorerClock: Clock {
     public var minimumResolution: Duration { .nanoseconds(1) }
 
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        if let run = DriverThread.current {
-            await withCheckedContinuation { run.clock.sleep(until: deadline.offset, $0) }
-        } else {
-            try await Task.sleep(for: now.duration(to: deadline))
+        let delay = max(.zero, now.duration(to: deadline))
+        guard let run = DriverThread.current else {
+            try await Task.sleep(for: delay)
+            return
+        }
+        // A timer of the run's own, whatever executor the sleeping task is on; cancelling the
+        // task removes it and wakes the sleeper with CancellationError.
+        let timer = LockedBox<Int?>(nil)
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                if Task.isCancelled { return continuation.resume(throwing: CancellationError()) }
+                timer.set(run.clock.add(.continuation(continuation), after: delay, owner: run.runningKey))
+            }
+        } onCancel: {
+            if let number = timer.get() { run.clock.cancel(number) }
         }
     }
 }
+
