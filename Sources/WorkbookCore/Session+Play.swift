@@ -79,8 +79,18 @@ extension Session {
 
     func replay(_ number: Int, token text: String) {
         guard let game = game(number) else { return }
-        guard let token = ReplayToken(text) else {
-            write(t(Localized("'\(text)' is not a replay token (they look like w1:0x3,1,0x2)", ja: "'\(text)' はリプレイトークンではありません（w1:0x3,1,0x2 のような形です）")))
+        let token: ReplayToken
+        switch ReplayToken.parse(text) {
+        case let .success(parsed):
+            token = parsed
+        case .failure(.malformed):
+            let example = ReplayToken(choices: [0, 0, 0, 1, 0, 0]).description
+            write(t(Localized("'\(text)' is not a replay token (they look like \(example))", ja: "'\(text)' はリプレイトークンではありません（\(example) のような形です）")))
+            return
+        case let .failure(.otherConfiguration(found)):
+            let here = ReplayToken.Configuration.current.name
+            write(t(Localized("'\(text)' was found in a \(found.name) build and this is a \(here) build: the same body takes other steps there, so it would replay a different schedule. Run the \(found.name) build to replay it.",
+                              ja: "'\(text)' は \(found.name) ビルドで見つかったトークンですが、これは \(here) ビルドです。ビルドが違うと同じ本体でもステップが変わり、別のスケジュールを再現してしまいます。\(found.name) ビルドで再現してください。")))
             return
         }
         write(terminal.paint("▶ \(number). \(t(game.title)) — replay \(token)", .bold))

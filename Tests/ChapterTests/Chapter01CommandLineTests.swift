@@ -29,7 +29,7 @@ struct Chapter01CommandLineTests {
         let result = try runChapterExecutable("ch01-gcd", [], input: "play 1\n1\n2\nauto\nquit\n")
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("Outcome: counter="))
-        #expect(result.standardOutput.contains("replay 1 w1:"))
+        #expect(result.standardOutput.contains("replay 1 w1d:"))
     }
 
     @Test("end of input in the middle of a prediction or a game quits cleanly")

@@ -54,7 +54,7 @@ struct ExploredPropertyTests {
         #expect(ReplayToken(schedule.token.description) != nil)
         #expect(failure.tally?.forbiddenCount ?? 0 > 0)
         let report = Report.failed("Ledger", failure, terminal: .plain, language: .en)
-        #expect(report.contains("Replay token: w1:"))
+        #expect(report.contains("Replay token: w1d:"))
         #expect(report.contains("A read 0"))
         #expect(Report.failed("Ledger", failure, terminal: .plain, language: .ja).contains("リプレイトークン"))
     }

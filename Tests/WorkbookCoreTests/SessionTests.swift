@@ -147,7 +147,7 @@ struct SessionTests {
         #expect(text.contains("1.  Two tasks, one counter"))
         #expect(text.contains("ready to run:"))
         #expect(text.contains("Outcome: counter="))
-        let token = try #require(text.split(separator: "\n").first { $0.contains("replay 1 w1:") })
+        let token = try #require(text.split(separator: "\n").first { $0.contains("replay 1 w1d:") })
         #expect(!text.contains("pick>"))
         _ = token
     }
@@ -155,7 +155,7 @@ struct SessionTests {
     @Test("replay reproduces a played schedule's outcome")
     func replayReproduces() async throws {
         let (_, played) = await repl(["play 1", "auto"])
-        let line = try #require(played.text.split(separator: "\n").first { $0.contains("replay 1 w1:") })
+        let line = try #require(played.text.split(separator: "\n").first { $0.contains("replay 1 w1d:") })
         let command = String(line[line.range(of: "replay 1 ")!.lowerBound...])
         let outcome = try #require(played.text.split(separator: "\n").first { $0.hasPrefix("Outcome:") })
         let (_, replayed) = await repl([command])

@@ -100,8 +100,16 @@ struct ExplorerDeterminism {
         #expect(ReplayToken(token.description) == token)
     }
 
-    @Test("malformed tokens are rejected", arguments: ["", "w2:0", "w1:a", "w1:0x", "w1:-1", "w1:1x0"])
+    @Test("malformed tokens are rejected", arguments: ["", "w2:0", "w1:0", "w1d:a", "w1d:0x", "w1d:-1", "w1d:1x0", "w1x:0"])
     func badTokens(text: String) {
+        #expect(ReplayToken.parse(text) == .failure(.malformed))
+    }
+
+    @Test("a token from the other build configuration is refused, not replayed")
+    func otherConfiguration() {
+        let other: ReplayToken.Configuration = ReplayToken.Configuration.current == .debug ? .release : .debug
+        let text = ReplayToken(choices: [0, 1, 0], configuration: other).description
+        #expect(ReplayToken.parse(text) == .failure(.otherConfiguration(other)))
         #expect(ReplayToken(text) == nil)
     }
 }
