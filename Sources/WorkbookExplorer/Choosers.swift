@@ -57,3 +57,22 @@ struct InteractiveChooser: Chooser {
         return picked
     }
 }
+
+/// Follows a given list of choices, then schedules fairly: the ready entity that has waited
+/// longest since it last ran (one that never ran first). Used to re-run a schedule that hit
+/// the step cap under an unfair chooser: if a fair continuation finishes, the cap was the
+/// chooser starving a task (a producer that runs until its consumer cancels it, a loop that
+/// polls with `Task.yield()`), not a livelock of the code.
+struct FairAfterPrefixChooser: Chooser {
+    let prefix: [Int]
+    private var lastRun: [EntityKey: Int] = [:]
+    init(prefix: [Int]) { self.prefix = prefix }
+
+    mutating func choose(step: Int, ready: [EntityKey], defaultIndex: Int, describe: () -> Explorer.ChoicePoint) -> Int {
+        let choice = step < prefix.count && ready.indices.contains(prefix[step])
+            ? prefix[step]
+            : ready.indices.min { (lastRun[ready[$0]] ?? -1) < (lastRun[ready[$1]] ?? -1) } ?? defaultIndex
+        lastRun[ready[choice]] = step
+        return choice
+    }
+}

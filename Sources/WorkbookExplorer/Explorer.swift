@@ -143,10 +143,18 @@ public enum Explorer {
             Result(schedulesRun: schedules, failure: failure, exhausted: exhausted, outcomes: outcomes,
                    uncontrolled: uncontrolled.sorted(), seconds: Date().timeIntervalSince(start))
         }
-        /// Records a report; returns it if it failed.
+        /// Records a report; returns it if it failed. A schedule that hit the step cap is run
+        /// again — its first half as it was, then fairly — and counts as a livelock only if
+        /// that fails too: the chooser may have starved a task that would have ended it.
         func record(_ report: ScheduleReport) -> ScheduleReport? {
             schedules += 1
             uncontrolled.formUnion(report.uncontrolled)
+            var report = report
+            if case .livelock = report.outcome {
+                var fair = FairAfterPrefixChooser(prefix: Array(report.token.choices.prefix(report.steps.count / 2)))
+                report = runOnce(&fair, strategy: report.strategy + ", then fair", budget: budget, body)
+                uncontrolled.formUnion(report.uncontrolled)
+            }
             if case let .completed(outcome) = report.outcome {
                 if let index = outcomes.firstIndex(where: { $0.outcome == outcome }) { outcomes[index].count += 1 } else { outcomes.append((outcome, 1)) }
                 return nil

@@ -5,6 +5,14 @@ import WorkbookExplorer
 /// Sleeps, clocks and the main actor under the explorer.
 @Suite("Time and the main actor under the explorer")
 struct TimeTests {
+    @Test("a polling loop starved by an unfair chooser is not a livelock", arguments: [
+        Explorer.Strategy.pct(seed: 1, depth: 3), .pct(seed: 2, depth: 2), .random(seed: 3), .exhaustive(maxPreemptions: 2),
+    ])
+    func starvationIsNotLivelock(strategy: Explorer.Strategy) {
+        let result = Explorer.explore(strategy, budget: .init(maxSchedules: 300, maxStepsPerSchedule: 400)) { try await pollingConsumer() }
+        #expect(result.failure == nil, "\(String(describing: result.failure?.outcome))")
+    }
+
     @Test("a cancelled sleep ends at once with CancellationError, in every schedule")
     func cancelledSleep() {
         let result = Explorer.explore(.exhaustive(maxPreemptions: 2)) {
@@ -89,6 +97,31 @@ struct TimeTests {
             #expect(result.uncontrolled.isEmpty, "\(result.uncontrolled)")
         }
     }
+}
+
+/// A consumer polls with `Task.yield()` until the producer sets the flag: correct, but a
+/// chooser that keeps picking the consumer never lets the producer run.
+@Sendable func pollingConsumer() async throws -> String {
+    let flag = LockedFlag()
+    async let consumer: Int = {
+        var polls = 0
+        while !flag.isSet {
+            polls += 1
+            await Task.yield()
+        }
+        return polls
+    }()
+    async let producer: Void = flag.set()
+    _ = await (consumer, producer)
+    return "done"
+}
+
+/// A flag behind a lock: polling it is no actor hop, so the poller stays the same ready task.
+final class LockedFlag: @unchecked Sendable {  // `value` under `lock`
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
 }
 
 actor Winner {
