@@ -1,8 +1,9 @@
 import WorkbookCore
 import WorkbookExplorer
 
-/// Checks a property of async code under the explorer: every schedule with up to two
-/// preemptions, fewest first, then PCT schedules for what is left of the time budget.
+/// Checks a property of async code under the explorer: every schedule with 0, 1, 2, …
+/// preemptions, fewest first, for half the budget (or until there is none left), then random
+/// and PCT schedules (`Explorer.Strategy.deepening`).
 ///
 /// `body` runs one schedule and returns its outcome (e.g. `balance=2`); it throws
 /// `InvariantViolation` — or returns an outcome `classify` calls forbidden — when the property
@@ -33,13 +34,7 @@ public func checkExplored(
         return CheckFailure(property.id == Property.finishes.id || !isDeadlock(schedule) ? property : .finishes,
                             observed: describe(what), tally: tally, schedule: schedule)
     }
-    let exhaustive = Explorer.explore(.exhaustive(maxPreemptions: 2), budget: budget, judged)
-    if let found = failure(exhaustive) { return found }
-    if exhaustive.exhausted { return nil }
-    var rest = budget
-    rest.maxSeconds = max(0.1, budget.maxSeconds - exhaustive.seconds)
-    rest.maxSchedules = max(1, budget.maxSchedules - exhaustive.schedulesRun)
-    return failure(Explorer.explore(.pct(seed: 1, depth: 3), budget: rest, judged))
+    return failure(Explorer.explore(.deepening(seed: 1), budget: budget, judged))
 }
 
 private func isDeadlock(_ schedule: ScheduleReport) -> Bool {

@@ -20,12 +20,17 @@ public enum Explorer {
         /// change points; finds a depth-d bug among n tasks and k steps with probability at least
         /// 1/(n·k^(d−1)) per schedule.
         case pct(seed: UInt64, depth: Int)
+        /// What a check should use: every schedule with 0, 1, 2, … preemptions for as long as
+        /// half the budget lasts (or until none is left), then random schedules for a quarter,
+        /// then PCT (depth 3) — bugs that need many preemptions are found by the last two.
+        case deepening(seed: UInt64)
 
         public var description: String {
             switch self {
             case let .exhaustive(bound): "exhaustive, at most \(bound) preemptions"
             case let .random(seed): "random, seed \(seed)"
             case let .pct(seed, depth): "PCT depth \(depth), seed \(seed)"
+            case let .deepening(seed): "deepening search, then random and PCT, seed \(seed)"
             }
         }
     }
@@ -55,6 +60,18 @@ public enum Explorer {
         public let outcomes: [(outcome: String, count: Int)]
         public let uncontrolled: [String]
         public let seconds: Double
+        /// How deep the search went.
+        public let depth: Depth
+    }
+
+    /// How deep a search went: what a clean result stands on.
+    public struct Depth: Sendable, Equatable {
+        /// Every schedule with at most this many preemptions ran (nil: not even bound 0).
+        public let completeBound: Int?
+        /// Every schedule there is ran.
+        public let everySchedule: Bool
+        public let randomSchedules: Int
+        public let pctSchedules: Int
     }
 
     public typealias Body = @Sendable () async throws -> String
@@ -138,10 +155,14 @@ public enum Explorer {
         var outcomes: [(outcome: String, count: Int)] = []
         var uncontrolled: Set<String> = []
         var schedules = 0
+        var completedBound: Int?
+        var randomSchedules = 0, pctSchedules = 0
         func outOfBudget() -> Bool { schedules >= budget.maxSchedules || Date().timeIntervalSince(start) >= budget.maxSeconds }
         func result(_ failure: ScheduleReport?, exhausted: Bool) -> Result {
             Result(schedulesRun: schedules, failure: failure, exhausted: exhausted, outcomes: outcomes,
-                   uncontrolled: uncontrolled.sorted(), seconds: Date().timeIntervalSince(start))
+                   uncontrolled: uncontrolled.sorted(), seconds: Date().timeIntervalSince(start),
+                   depth: Depth(completeBound: completedBound, everySchedule: exhausted && failure == nil,
+                                randomSchedules: randomSchedules, pctSchedules: pctSchedules))
         }
         /// Records a report; returns it if it failed. A schedule that hit the step cap is run
         /// again — its first half as it was, then fairly — and counts as a livelock only if
@@ -162,17 +183,18 @@ public enum Explorer {
             return report
         }
 
-        switch strategy {
-        case let .exhaustive(maxPreemptions):
+        /// Every schedule with at most `maxBound` preemptions, fewest first, until `stop()`.
+        /// Returns a failure, and whether every schedule (of any bound) ran.
+        func exhaustive(maxBound: Int, stop: () -> Bool) -> (failure: ScheduleReport?, exhausted: Bool) {
             var level: [[Int]] = [[]]
-            for bound in 0...max(0, maxPreemptions) {
+            for bound in 0...max(0, maxBound) {
                 var next: [[Int]] = []
                 for prefix in level {
-                    if outOfBudget() { return result(nil, exhausted: false) }
+                    if stop() { return (nil, false) }
                     var chooser = PrefixChooser(prefix: prefix)
                     let report = runOnce(&chooser, strategy: "exhaustive search", budget: budget, body)
-                    if let failure = record(report) { return result(failure, exhausted: false) }
-                    guard bound < maxPreemptions else { continue }
+                    if let failure = record(report) { return (failure, false) }
+                    guard bound < maxBound else { continue }
                     for (index, step) in report.steps.enumerated() where index >= prefix.count {
                         let taken = report.steps[..<index].map(\.choice)
                         for alternative in step.ready.indices where alternative != step.defaultChoice {
@@ -180,29 +202,52 @@ public enum Explorer {
                         }
                     }
                 }
+                completedBound = bound
+                if bound < maxBound && next.isEmpty { return (nil, true) }
                 level = next
-                if level.isEmpty { break }
             }
-            return result(nil, exhausted: true)
-        case let .random(seed):
+            return (nil, false)
+        }
+        func random(seed: UInt64, stop: () -> Bool) -> ScheduleReport? {
             var generator = SplitMix64(seed: seed)
-            while !outOfBudget() {
+            while !stop() {
                 var chooser = RandomChooser(generator: SplitMix64(seed: generator.next()))
-                if let failure = record(runOnce(&chooser, strategy: "random schedules, seed \(seed)", budget: budget, body)) {
-                    return result(failure, exhausted: false)
-                }
+                randomSchedules += 1
+                if let failure = record(runOnce(&chooser, strategy: "random schedules, seed \(seed)", budget: budget, body)) { return failure }
             }
-            return result(nil, exhausted: false)
-        case let .pct(seed, depth):
+            return nil
+        }
+        func pct(seed: UInt64, depth: Int, stop: () -> Bool) -> ScheduleReport? {
             var generator = SplitMix64(seed: seed)
             var estimatedSteps = 16
-            while !outOfBudget() {
+            while !stop() {
                 var chooser = PCTChooser(generator: SplitMix64(seed: generator.next()), depth: depth, estimatedSteps: estimatedSteps)
                 let report = runOnce(&chooser, strategy: "PCT depth \(depth), seed \(seed)", budget: budget, body)
                 estimatedSteps = max(estimatedSteps, report.steps.count)
-                if let failure = record(report) { return result(failure, exhausted: false) }
+                pctSchedules += 1
+                if let failure = record(report) { return failure }
             }
-            return result(nil, exhausted: false)
+            return nil
+        }
+        /// Stops at `share` of the budget (schedules and time), or at its end.
+        func spent(_ share: Double) -> () -> Bool {
+            { outOfBudget() || Double(schedules) >= share * Double(budget.maxSchedules)
+                || Date().timeIntervalSince(start) >= share * budget.maxSeconds }
+        }
+
+        switch strategy {
+        case let .exhaustive(maxPreemptions):
+            let (failure, exhausted) = exhaustive(maxBound: maxPreemptions, stop: outOfBudget)
+            return result(failure, exhausted: failure == nil && (exhausted || completedBound == maxPreemptions))
+        case let .random(seed):
+            return result(random(seed: seed, stop: outOfBudget), exhausted: false)
+        case let .pct(seed, depth):
+            return result(pct(seed: seed, depth: depth, stop: outOfBudget), exhausted: false)
+        case let .deepening(seed):
+            let (failure, exhausted) = exhaustive(maxBound: .max, stop: spent(0.5))
+            if failure != nil || exhausted { return result(failure, exhausted: exhausted) }
+            if let failure = random(seed: seed, stop: spent(0.75)) { return result(failure, exhausted: false) }
+            return result(pct(seed: seed, depth: 3, stop: outOfBudget), exhausted: false)
         }
     }
 }

@@ -33,6 +33,16 @@ struct ExplorerFinds {
         #expect(failure.deviations == 0)
     }
 
+    @Test("a bug that needs three preemptions: the deepening search goes past two")
+    func deepBug() throws {
+        let shallow = Explorer.explore(.exhaustive(maxPreemptions: 2)) { try await reversedArrivals() }
+        #expect(shallow.failure == nil && shallow.exhausted)
+        let deep = Explorer.explore(.deepening(seed: 1), budget: .init(maxSchedules: 20_000, maxSeconds: 10)) { try await reversedArrivals() }
+        let failure = try #require(deep.failure)
+        #expect(failure.deviations >= 3)
+        #expect((deep.depth.completeBound ?? 0) >= 2)
+    }
+
     @Test("the lost update with random and PCT schedules too", arguments: [
         Explorer.Strategy.random(seed: 1), .random(seed: 99), .pct(seed: 1, depth: 2), .pct(seed: 42, depth: 3),
     ])

@@ -109,3 +109,20 @@ actor TokenSession {
     try await ExplorerClock().sleep(for: .seconds(60))
     return "\(await unstructured.value + detached.value + sum)"
 }
+
+/// Four tasks append their number; the body fails only if they arrive in exactly reverse
+/// order — a schedule that needs at least three preemptions.
+@Sendable func reversedArrivals() async throws -> String {
+    let log = ArrivalLog()
+    await withTaskGroup(of: Void.self) { group in
+        for number in 0..<4 { group.addTask { await log.arrive(number) } }
+    }
+    let order = await log.order
+    if order == [3, 2, 1, 0] { throw InvariantViolation("arrived in reverse: \(order)") }
+    return "arrived"
+}
+
+actor ArrivalLog {
+    private(set) var order: [Int] = []
+    func arrive(_ number: Int) { order.append(number) }
+}
