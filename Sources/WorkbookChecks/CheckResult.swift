@@ -28,7 +28,7 @@ public struct CheckFailure: Error, Sendable {
     public let property: Property
     /// What happened, in a sentence or two.
     public let observed: Localized
-    /// The part of the trace that shows it (may be empty).
+    /// The part of the trace that shows it (may be empty; a schedule's steps are drawn from `schedule`).
     public let events: [Trace.Event]
     /// Outcome tally of a stress run or an exploration, if there was one.
     public let tally: OutcomeTally?
@@ -38,7 +38,7 @@ public struct CheckFailure: Error, Sendable {
     public init(_ property: Property, observed: Localized, events: [Trace.Event] = [], tally: OutcomeTally? = nil, schedule: ScheduleReport? = nil) {
         self.property = property
         self.observed = observed
-        self.events = schedule?.traceEvents ?? events
+        self.events = events  // for a schedule, the report draws its steps in the learner's language
         self.tally = tally
         self.schedule = schedule
     }

@@ -30,7 +30,7 @@ public func checkExplored(
         case let .failed(message): what = message
         default: what = schedule.outcomeText
         }
-        tally.record(what)
+        tally.record(what, forbidden: true)
         return CheckFailure(property.id == Property.finishes.id || !isDeadlock(schedule) ? property : .finishes,
                             observed: describe(what), tally: tally, schedule: schedule)
     }

@@ -23,19 +23,20 @@ public enum Report {
         if let schedule = failure.schedule {
             lines.append("")
             lines.append(t(Localized(
-                "  Schedule found by \(schedule.strategy), \(schedule.deviations) preemption(s) (⟲), one job at a time:",
-                ja: "  \(schedule.strategy) で見つけたスケジュール、プリエンプション \(schedule.deviations) 回（⟲）、1 度に 1 ジョブ:")))
+                "  Schedule found by \(schedule.search.localized.en), \(schedule.deviations) preemption(s) (⟲), one job at a time:",
+                ja: "  \(schedule.search.localized.ja)で見つけたスケジュール、プリエンプション \(schedule.deviations) 回（⟲）、1 度に 1 ジョブ:")))
             for step in schedule.steps {
                 let passed = step.checkpoints.isEmpty ? "" : " → " + step.checkpoints.joined(separator: " → ")
                 let mark = step.isDeviation ? terminal.paint(" ⟲", .yellow) : ""
-                lines.append("    \(step.number). \(step.entity)\(passed)\(mark)")
+                lines.append("    \(step.number). \(t(step.who.localized))\(passed)\(mark)")
             }
             lines.append(t(Localized("  Replay token: ", ja: "  リプレイトークン: ")) + schedule.token.description)
             if !schedule.uncontrolled.isEmpty {
                 lines.append(t(Localized("  Uncontrolled: ", ja: "  制御外: ")) + schedule.uncontrolled.joined(separator: "; "))
             }
         }
-        if !failure.events.isEmpty {
+        let events = failure.schedule.map { $0.traceEvents(language) } ?? failure.events
+        if !events.isEmpty {
             lines.append("")
             lines.append(failure.schedule == nil
                 ? t(Localized("  Trace (lanes are threads; bars are calls in progress):", ja: "  トレース（レーンはスレッド、バーは実行中の呼び出し）:"))
@@ -43,7 +44,7 @@ public enum Report {
             var timeline = Timeline(terminal: terminal, maxListedEvents: 30)
             if failure.schedule != nil { timeline.axis = .steps }
             timeline.terminal.width = max(60, terminal.width - 2)
-            lines.append(timeline.render(failure.events, language: language).split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n"))
+            lines.append(timeline.render(events, language: language).split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n"))
         }
         if let hint {
             lines.append("")

@@ -25,16 +25,7 @@ public struct Game: Sendable {
 }
 
 extension ScheduleReport {
-    /// The schedule as trace events for the timeline: one lane per task, one mark per step
-    /// labelled with the checkpoints it passed; time is the step number.
-    public var traceEvents: [Trace.Event] {
-        steps.enumerated().map { index, step in
-            let label = step.checkpoints.isEmpty ? "(runs)" : step.checkpoints.joined(separator: "; ")
-            return Trace.Event(sequence: index, time: UInt64(step.number), lane: step.entity, label: label, kind: .point)
-        }
-    }
-
-    /// `counter=1`, `deadlock: …`, `failed: …`.
+    /// The outcome as one line, in English: what a tally counts (`counter=1`, `deadlock: …`).
     public var outcomeText: String {
         switch outcome {
         case let .completed(text): text

@@ -24,12 +24,17 @@ public struct OutcomeTally: Sendable {
     private let classify: @Sendable (String) -> Verdict
     /// Outcomes in order of first appearance, with counts.
     public private(set) var outcomes: [(outcome: String, count: Int)] = []
+    /// Outcomes recorded as forbidden whatever `classify` says (a deadlock, a livelock, a
+    /// broken invariant: no rule allows them).
+    private var alwaysForbidden: Set<String> = []
 
     public init(classify: @escaping @Sendable (String) -> Verdict) {
         self.classify = classify
     }
 
-    public mutating func record(_ outcome: String) {
+    /// Counts `outcome`; `forbidden` marks it so even if `classify` would allow it.
+    public mutating func record(_ outcome: String, forbidden: Bool = false) {
+        if forbidden { alwaysForbidden.insert(outcome) }
         if let index = outcomes.firstIndex(where: { $0.outcome == outcome }) {
             outcomes[index].count += 1
         } else {
@@ -39,12 +44,12 @@ public struct OutcomeTally: Sendable {
 
     public var total: Int { outcomes.reduce(0) { $0 + $1.count } }
 
-    public func verdict(of outcome: String) -> Verdict { classify(outcome) }
+    public func verdict(of outcome: String) -> Verdict { alwaysForbidden.contains(outcome) ? .forbidden : classify(outcome) }
 
     public func count(of outcome: String) -> Int { outcomes.first { $0.outcome == outcome }?.count ?? 0 }
 
     /// How many runs ended in a forbidden outcome.
-    public var forbiddenCount: Int { outcomes.filter { classify($0.outcome) == .forbidden }.reduce(0) { $0 + $1.count } }
+    public var forbiddenCount: Int { outcomes.filter { verdict(of: $0.outcome) == .forbidden }.reduce(0) { $0 + $1.count } }
 
     /// The table, most frequent outcome first.
     public func render(terminal: Terminal, language: Language) -> String {
@@ -55,7 +60,7 @@ public struct OutcomeTally: Sendable {
         let countWidth = max(displayWidth(header.1), String(total).count)
         var lines = ["  " + padded(header.0, to: outcomeWidth) + "  " + padded(header.1, to: countWidth) + "  " + padded(header.2, to: 7) + "  " + header.3]
         for row in rows {
-            let verdict = classify(row.outcome)
+            let verdict = verdict(of: row.outcome)
             let share = total == 0 ? 0 : Double(row.count) * 100 / Double(total)
             let shareText = share > 0 && share < 0.1 ? "<0.1%" : String(format: "%.1f%%", share)
             var verdictText = verdict.label.text(language)

@@ -103,7 +103,7 @@ extension Session {
         let start = shown.get()
         for step in steps.dropFirst(start) {
             let passed = step.checkpoints.isEmpty ? "" : " → " + step.checkpoints.joined(separator: " → ")
-            write(terminal.paint("  step \(step.number): ", .dim) + step.entity + passed)
+            write(terminal.paint(t(Localized("  step \(step.number): ", ja: "  ステップ \(step.number): ")), .dim) + t(step.who.localized) + passed)
         }
         shown.set(max(start, steps.count))
     }
@@ -112,7 +112,7 @@ extension Session {
         write(t(Localized("step \(point.step) — ready to run:", ja: "ステップ \(point.step) — 実行可能:")))
         for (index, entry) in point.ready.enumerated() {
             let next: String
-            if entry.entity == "actor" {
+            if entry.who == .actor {
                 next = t(Localized("runs the calls waiting on an actor", ja: "アクターで待っている呼び出しを実行"))
             } else if !entry.hasRun {
                 next = t(Localized("has not started yet", ja: "まだ開始していない"))
@@ -121,15 +121,14 @@ extension Session {
             } else {
                 next = t(Localized("continues (no checkpoint passed yet)", ja: "続行（まだチェックポイントを通過していない）"))
             }
-            write("  \(index + 1)) " + padded(entry.entity, to: 10) + " " + next)
+            write("  \(index + 1)) " + padded(t(entry.who.localized), to: 10) + " " + next)
         }
     }
 
     private func showEnd(of report: ScheduleReport, game: Game, number: Int) {
-        let outcome = report.outcomeText
-        let verdict: OutcomeTally.Verdict = report.outcome.isFailure ? .forbidden : game.classify(outcome)
+        let verdict: OutcomeTally.Verdict = report.outcome.isFailure ? .forbidden : game.classify(report.outcomeText)
         write("")
-        let line = t(Localized("Outcome: ", ja: "結果: ")) + outcome + " — " + verdict.label.text(language)
+        let line = t(Localized("Outcome: ", ja: "結果: ")) + report.outcomeText(language) + " — " + verdict.label.text(language)
         write(terminal.paint(line, verdict == .forbidden ? .red : verdict == .interesting ? .yellow : .green))
         if verdict == .forbidden { write(t(game.explanation)) }
         if !report.uncontrolled.isEmpty {
@@ -140,7 +139,7 @@ extension Session {
             var timeline = Timeline(terminal: terminal)
             timeline.axis = .steps
             write("")
-            write(timeline.render(report.traceEvents, language: language))
+            write(timeline.render(report.traceEvents(language), language: language))
         }
     }
 }

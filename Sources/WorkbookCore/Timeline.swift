@@ -15,10 +15,10 @@ public struct Timeline: Sendable {
 
     public enum Axis: Sendable { case time, steps }
 
-    private func axisLabel(_ value: UInt64) -> String {
+    private func axisLabel(_ value: UInt64, _ language: Language) -> String {
         switch axis {
         case .time: formatDuration(nanoseconds: value)
-        case .steps: "step \(value)"
+        case .steps: Localized("step \(value)", ja: "ステップ \(value)").text(language)
         }
     }
 
@@ -76,8 +76,8 @@ public struct Timeline: Sendable {
         }
 
         var lines: [String] = []
-        let startText = axis == .time ? "0" : axisLabel(first)
-        let endText = axis == .time ? formatDuration(nanoseconds: span) : axisLabel(last)
+        let startText = axis == .time ? "0" : axisLabel(first, language)
+        let endText = axis == .time ? formatDuration(nanoseconds: span) : axisLabel(last, language)
         let gap = max(1, width - startText.count - endText.count)
         lines.append(terminal.paint(padded("", to: laneWidth) + "  " + startText + String(repeating: " ", count: gap) + endText, .dim))
         for lane in lanes {
@@ -94,7 +94,7 @@ public struct Timeline: Sendable {
             case .end: marker = terminal.usesUnicode ? "◀ " : "< "
             }
             let number = padded("\(event.sequence + 1)", to: 4)
-            let time = padded(axis == .time ? formatDuration(nanoseconds: event.time - first) : axisLabel(event.time), to: 9)
+            let time = padded(axis == .time ? formatDuration(nanoseconds: event.time - first) : axisLabel(event.time, language), to: 9)
             lines.append("  \(number)\(time)\(padded(String(event.lane.prefix(laneWidth)), to: laneWidth))  \(marker)\(event.label)")
         }
         if events.count > listed.count {

@@ -11,5 +11,12 @@ public func nameTask(_ name: String) {
     DriverThread.current?.nameCurrent(name)
 }
 
+/// Names the next tasks the calling code creates, in the order they are created — so a report
+/// or a game names them from the moment they are ready, before their first step runs:
+/// `nameNextTasks("A", "B"); async let a = …; async let b = …`.
+public func nameNextTasks(_ names: String...) {
+    DriverThread.current?.nameNextTasks(names)
+}
+
 /// True while the calling code runs under the explorer.
 public var isExploring: Bool { DriverThread.current != nil }

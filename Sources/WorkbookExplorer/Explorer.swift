@@ -85,7 +85,7 @@ public enum Explorer {
     public static func replay(_ token: ReplayToken, budget: Budget = Budget(), _ body: @escaping Body) -> ScheduleReport {
         onDriverThread {
             var chooser = PrefixChooser(prefix: token.choices)
-            return runOnce(&chooser, strategy: "replay", budget: budget, body)
+            return runOnce(&chooser, search: .replay, budget: budget, body)
         }
     }
 
@@ -94,7 +94,7 @@ public enum Explorer {
         public let step: Int
         /// Each ready entity: whether it has run yet, and the last checkpoint it passed (where it
         /// will continue).
-        public let ready: [(entity: String, hasRun: Bool, lastCheckpoint: String?)]
+        public let ready: [(who: Entity, hasRun: Bool, lastCheckpoint: String?)]
         public let defaultChoice: Int
         /// The steps so far.
         public let history: [ScheduleStep]
@@ -105,7 +105,7 @@ public enum Explorer {
     public static func play(budget: Budget = Budget(), choose: @escaping @Sendable (ChoicePoint) -> Int?, _ body: @escaping Body) -> ScheduleReport {
         onDriverThread {
             var chooser = InteractiveChooser(choose: choose)
-            return runOnce(&chooser, strategy: "played", budget: budget, body)
+            return runOnce(&chooser, search: .played, budget: budget, body)
         }
     }
 
@@ -131,7 +131,7 @@ public enum Explorer {
         return result.get()!
     }
 
-    static func runOnce<C: Chooser>(_ chooser: inout C, strategy: String, budget: Budget, _ body: @escaping Body) -> ScheduleReport {
+    static func runOnce<C: Chooser>(_ chooser: inout C, search: Search, budget: Budget, _ body: @escaping Body) -> ScheduleReport {
         precondition(RuntimeHooks.available, "the Swift runtime does not offer swift_task_enqueueGlobal_hook")
         let run = ScheduleRun(stepCap: budget.maxStepsPerSchedule, foreignWaitSeconds: budget.foreignWaitSeconds)
         RuntimeHooks.install()
@@ -147,7 +147,7 @@ public enum Explorer {
                 run.finishRoot(.failed(String(describing: error)))
             }
         }
-        return run.drive(&chooser, strategy: strategy)
+        return run.drive(&chooser, search: search)
     }
 
     private static func exploreHere(_ strategy: Strategy, budget: Budget, _ body: @escaping Body) -> Result {
@@ -173,7 +173,7 @@ public enum Explorer {
             var report = report
             if case .livelock = report.outcome {
                 var fair = FairAfterPrefixChooser(prefix: Array(report.token.choices.prefix(report.steps.count / 2)))
-                report = runOnce(&fair, strategy: report.strategy + ", then fair", budget: budget, body)
+                report = runOnce(&fair, search: .thenFair(report.search), budget: budget, body)
                 uncontrolled.formUnion(report.uncontrolled)
             }
             if case let .completed(outcome) = report.outcome {
@@ -192,7 +192,7 @@ public enum Explorer {
                 for prefix in level {
                     if stop() { return (nil, false) }
                     var chooser = PrefixChooser(prefix: prefix)
-                    let report = runOnce(&chooser, strategy: "exhaustive search", budget: budget, body)
+                    let report = runOnce(&chooser, search: .exhaustive, budget: budget, body)
                     if let failure = record(report) { return (failure, false) }
                     guard bound < maxBound else { continue }
                     for (index, step) in report.steps.enumerated() where index >= prefix.count {
@@ -213,7 +213,7 @@ public enum Explorer {
             while !stop() {
                 var chooser = RandomChooser(generator: SplitMix64(seed: generator.next()))
                 randomSchedules += 1
-                if let failure = record(runOnce(&chooser, strategy: "random schedules, seed \(seed)", budget: budget, body)) { return failure }
+                if let failure = record(runOnce(&chooser, search: .random(seed: seed), budget: budget, body)) { return failure }
             }
             return nil
         }
@@ -222,7 +222,7 @@ public enum Explorer {
             var estimatedSteps = 16
             while !stop() {
                 var chooser = PCTChooser(generator: SplitMix64(seed: generator.next()), depth: depth, estimatedSteps: estimatedSteps)
-                let report = runOnce(&chooser, strategy: "PCT depth \(depth), seed \(seed)", budget: budget, body)
+                let report = runOnce(&chooser, search: .pct(seed: seed, depth: depth), budget: budget, body)
                 estimatedSteps = max(estimatedSteps, report.steps.count)
                 pctSchedules += 1
                 if let failure = record(report) { return failure }

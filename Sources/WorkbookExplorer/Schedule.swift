@@ -1,14 +1,69 @@
+/// Who runs a step: structured, so the report layer can say it in the learner's language.
+public indirect enum Entity: Sendable, Hashable, CustomStringConvertible {
+    /// A task not named with `nameTask`, numbered in order of first appearance.
+    case task(Int)
+    /// A task named with `nameTask(_:)` (named so from its first step on).
+    case named(String)
+    /// An actor running the calls queued on it.
+    case actor
+    /// A sleep's timer firing; the owner is the task that slept.
+    case timer(owner: Entity?)
+    /// A job isolated to the main actor.
+    case onMainActor(Entity)
+
+    /// English, for logs and tests: `task 1`, `A`, `actor`, `timer (A)`, `A on MainActor`.
+    public var description: String {
+        switch self {
+        case let .task(number): "task \(number)"
+        case let .named(name): name
+        case .actor: "actor"
+        case let .timer(owner): owner.map { "timer (\($0))" } ?? "timer"
+        case let .onMainActor(entity): "\(entity) on MainActor"
+        }
+    }
+}
+
+/// How a schedule was chosen.
+public indirect enum Search: Sendable, Equatable, CustomStringConvertible {
+    case exhaustive
+    case random(seed: UInt64)
+    case pct(seed: UInt64, depth: Int)
+    case replay
+    case played
+    /// A schedule that hit the step cap, re-run: its first half as it was, then fairly.
+    case thenFair(Search)
+
+    public var description: String {
+        switch self {
+        case .exhaustive: "exhaustive search"
+        case let .random(seed): "random schedules, seed \(seed)"
+        case let .pct(seed, depth): "PCT depth \(depth), seed \(seed)"
+        case .replay: "replay"
+        case .played: "played"
+        case let .thenFair(search): "\(search), then fair"
+        }
+    }
+}
+
+/// A task left waiting when nothing could run, and the last checkpoint it passed.
+public struct Waiting: Sendable, Equatable {
+    public let who: Entity
+    public let after: String?
+}
+
 /// What one step of a schedule did.
 public struct ScheduleStep: Sendable, Equatable {
     /// 1-based.
     public let number: Int
     /// The index chosen in the ready list (what a replay token records).
     public let choice: Int
-    /// The entities that were ready, in ready-list order.
-    public let ready: [String]
-    /// The entity that ran: `task 1`, `task 2`, … in order of first appearance, or a name
-    /// given with `nameTask(_:)`; `actor` for an actor running the jobs queued on it.
-    public let entity: String
+    /// The entities that were ready (and the timers that could fire), in ready-list order.
+    public let readyEntities: [Entity]
+    /// The entity that ran.
+    public let who: Entity
+    /// `ready` and `entity` in English (`Entity.description`).
+    public var ready: [String] { readyEntities.map(\.description) }
+    public var entity: String { who.description }
     /// Checkpoint labels passed during the step, in order.
     public let checkpoints: [String]
     /// What the default scheduler would pick: the task that ran last if it is ready again,
@@ -44,8 +99,12 @@ public struct ScheduleReport: Sendable {
     public var deviations: Int { steps.filter(\.isDeviation).count }
     /// Work that escaped control, e.g. a continuation resumed from a Dispatch thread.
     public let uncontrolled: [String]
-    /// What the strategy was, e.g. `exhaustive, bound 1` or `random, seed 7`.
-    public let strategy: String
+    /// How the schedule was chosen.
+    public let search: Search
+    /// For a deadlock: who waited, and where.
+    public let waiting: [Waiting]
+    /// `search` in English.
+    public var strategy: String { search.description }
 }
 
 /// An invariant the body checks; throw it (or call `explorerFail`) to fail the schedule.

@@ -74,6 +74,9 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
     private var awaitingForeignWork = false
     private var knownTasks: Set<UInt64> = []
     private var jobSerial = 0
+    /// Names for tasks not yet seen, in order (`nameNextTasks`), and the names given so.
+    private var namesForNewTasks: [String] = []
+    private var namedOnArrival: [EntityKey: String] = [:]
 
     private var names: [EntityKey: String] = [:]
     private var timerOwners: [EntityKey: EntityKey] = [:]
@@ -101,7 +104,9 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
         jobSerial += 1
         let key = EntityKey(job, serial: jobSerial)
         ready.append(Entry(job: job, key: key, onMainActor: isolatedToMain))
-        if key.task != 0 { knownTasks.insert(key.task) }
+        if key.task != 0, knownTasks.insert(key.task).inserted, !namesForNewTasks.isEmpty {
+            namedOnArrival[key] = namesForNewTasks.removeFirst()
+        }
         if !DriverThread.isCurrent(self) {
             foreignArrivals.append("a job was enqueued from another thread (a callback on a Dispatch queue, the main actor, or a thread of your own)")
             lock.broadcast()
@@ -146,31 +151,40 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
         if let running { names[running] = name }
     }
 
-    /// Names for the report: `nameTask` names, else `task 1`, `task 2`, … in order of first
-    /// appearance; `actor` for an actor draining its queue; `timer (A)` for a timer A set.
-    private func namer(_ records: [StepRecord]) -> (EntityKey) -> String {
-        var final = names
+    func nameNextTasks(_ names: [String]) {
+        lock.lock()
+        namesForNewTasks += names
+        lock.unlock()
+    }
+
+    /// Who each key is, for the report: `nameTask` names, else tasks numbered in order of first
+    /// appearance; an actor draining its queue; a timer, with the task that slept.
+    private func namer(_ records: [StepRecord]) -> (EntityKey) -> Entity {
+        lock.lock()
+        let arrivals = namedOnArrival
+        lock.unlock()
+        var final: [EntityKey: Entity] = arrivals.merging(names) { _, later in later }.mapValues { .named($0) }
         var count = 0
-        func name(_ key: EntityKey) -> String {
+        func entity(_ key: EntityKey) -> Entity {
             if let known = final[key] { return known }
-            let made: String
+            let made: Entity
             if key.isTimer {
-                made = timerOwners[key].map { "timer (\(name($0)))" } ?? "timer"
+                made = .timer(owner: timerOwners[key].map(entity))
             } else if key.task != 0 {
                 count += 1
-                made = "task \(count)"
+                made = .task(count)
             } else {
-                made = "actor"
+                made = .actor
             }
             final[key] = made
             return made
         }
-        for record in records { record.candidates.forEach { _ = name($0) } }
-        return name
+        for record in records { record.candidates.forEach { _ = entity($0) } }
+        return entity
     }
 
     /// Runs steps until nothing is ready and no timer is pending, then reports.
-    func drive<C: Chooser>(_ chooser: inout C, strategy: String) -> ScheduleReport {
+    func drive<C: Chooser>(_ chooser: inout C, search: Search) -> ScheduleReport {
         var records: [StepRecord] = []
         var choices: [Int] = []
         var previous: EntityKey?
@@ -192,7 +206,7 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
                 }
                 let stillEmpty = ready.isEmpty
                 lock.unlock()
-                if stillEmpty { outcome = .deadlock(waitingDescription(records)) }
+                if stillEmpty { outcome = .deadlock(waiting(records).map(describe)) }
                 continue
             }
             for timer in due where timerOwners[timer.key] == nil { timerOwners[timer.key] = timer.owner }
@@ -203,7 +217,8 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
             let mainActor = Set(readyEntries.filter(\.onMainActor).map(\.key))
             var choice = chooser.choose(step: records.count, ready: keys, defaultIndex: defaultIndex) {
                 let name = namer(records)
-                return Explorer.ChoicePoint(step: records.count + 1, ready: keys.map { (name($0), hasRun.contains($0), lastCheckpoint[$0]) },
+                return Explorer.ChoicePoint(step: records.count + 1,
+                                            ready: keys.map { (mainActor.contains($0) ? .onMainActor(name($0)) : name($0), hasRun.contains($0), lastCheckpoint[$0]) },
                                             defaultChoice: defaultIndex, history: makeSteps(records, name: name))
             }
             if !keys.indices.contains(choice) { choice = defaultIndex }
@@ -233,27 +248,34 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
             previous = key
             if records.count >= stepCap { outcome = .livelock(steps: records.count) }
         }
-        let final = outcome ?? rootResult ?? .deadlock(waitingDescription(records))
+        let final = outcome ?? rootResult ?? .deadlock(waiting(records).map(describe))
         lock.lock()
         let uncontrolled = foreignArrivals
         lock.unlock()
+        var left: [Waiting] = []
+        if case .deadlock = final { left = waiting(records) }
         return ScheduleReport(outcome: final, steps: makeSteps(records, name: namer(records)), token: ReplayToken(choices: choices),
-                              uncontrolled: Array(Set(uncontrolled)).sorted(), strategy: strategy)
+                              uncontrolled: Array(Set(uncontrolled)).sorted(), search: search, waiting: left)
     }
 
-    private func makeSteps(_ records: [StepRecord], name: (EntityKey) -> String) -> [ScheduleStep] {
+    private func makeSteps(_ records: [StepRecord], name: (EntityKey) -> Entity) -> [ScheduleStep] {
         records.enumerated().map { index, record in
-            let labels = record.candidates.map { record.mainActor.contains($0) ? "\(name($0)) on MainActor" : name($0) }
-            return ScheduleStep(number: index + 1, choice: record.choice, ready: labels, entity: labels[record.choice],
+            let entities = record.candidates.map { record.mainActor.contains($0) ? .onMainActor(name($0)) : name($0) }
+            return ScheduleStep(number: index + 1, choice: record.choice, readyEntities: entities, who: entities[record.choice],
                                 checkpoints: record.checkpoints, defaultChoice: record.defaultChoice)
         }
     }
 
-    private func waitingDescription(_ records: [StepRecord]) -> [String] {
+    /// Who is left waiting, and after which checkpoint; the body itself if it never passed one.
+    private func waiting(_ records: [StepRecord]) -> [Waiting] {
         let name = namer(records)
-        var lines = lastCheckpoint.keys.map { "\(name($0)) (after \"\(lastCheckpoint[$0]!)\")" }.sorted()
-        if rootResult == nil && lines.isEmpty { lines = ["task 1 (the body)"] }
-        return lines
+        var left = lastCheckpoint.map { Waiting(who: name($0.key), after: $0.value) }.sorted { describe($0) < describe($1) }
+        if rootResult == nil && left.isEmpty { left = [Waiting(who: .task(1), after: nil)] }
+        return left
+    }
+
+    private func describe(_ waiting: Waiting) -> String {
+        waiting.after.map { "\(waiting.who) (after \"\($0)\")" } ?? "\(waiting.who) (the body)"
     }
 }
 

@@ -17,6 +17,7 @@ extension Chapter01 {
     /// Two tasks, each reading then writing read + 1. Returns `counter=N`.
     @Sendable static func twoTaskIncrements() async throws -> String {
         let counter = SplitCounter()
+        nameNextTasks("A", "B")
         async let first: Void = increment(counter, as: "A")
         async let second: Void = increment(counter, as: "B")
         _ = await (first, second)
@@ -26,9 +27,9 @@ extension Chapter01 {
     private static func increment(_ counter: SplitCounter, as name: String) async {
         nameTask(name)
         let value = await counter.read()
-        checkpoint("\(name) read \(value)")
+        checkpoint("\(name): read() → \(value)")
         await counter.write(value + 1)
-        checkpoint("\(name) wrote \(value + 1)")
+        checkpoint("\(name): write(\(value + 1))")
     }
 
     static func classifyCounter(_ outcome: String) -> OutcomeTally.Verdict {
@@ -87,8 +88,9 @@ extension Chapter01 {
         context.say(Localized("A schedule that loses an update (\(schedule.deviations) preemptions):", ja: "更新が失われるスケジュール（プリエンプション \(schedule.deviations) 回）:"))
         for step in schedule.steps {
             let passed = step.checkpoints.isEmpty ? "" : " → " + step.checkpoints.joined(separator: " → ")
-            context.show("  \(step.number). \(step.entity)\(passed)")
-            context.trace.record(step.checkpoints.isEmpty ? "(runs)" : step.checkpoints.joined(separator: "; "), lane: step.entity)
+            let who = step.who.localized.text(context.language)
+            context.show("  \(step.number). \(who)\(passed)")
+            context.trace.record(step.checkpoints.isEmpty ? Localized("(runs)", ja: "（実行）").text(context.language) : step.checkpoints.joined(separator: "; "), lane: who)
         }
         context.show("  replay 1 \(schedule.token)")
         context.say(lostUpdateExplanation)
