@@ -21,6 +21,13 @@ public struct Property: Sendable, Hashable {
         name: Localized("finishes (no deadlock)", ja: "終わる（デッドロックしない）"),
         rule: Localized("Every call returns, and every callback comes, within the deadline.",
                         ja: "すべての呼び出しが戻り、すべてのコールバックが期限内に呼ばれる。"))
+
+    /// Every explored check has it: one schedule, run twice, runs the same way.
+    public static let freshState = Property(
+        id: "shared-state",
+        name: Localized("each schedule starts from fresh state", ja: "各スケジュールは新しい状態から始まる"),
+        rule: Localized("Nothing carries over from one schedule to the next: no `static let shared` actor, no global; state is made inside the code that runs, so the same schedule runs the same way.",
+                        ja: "あるスケジュールから次のスケジュールへ何も持ち越さない。`static let shared` のアクターもグローバル変数も使わず、状態は実行されるコードの中で作るので、同じスケジュールは同じように実行される。"))
 }
 
 /// Why an answer failed: the property it broke, what was seen, and the evidence.

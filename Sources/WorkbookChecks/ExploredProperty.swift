@@ -34,7 +34,14 @@ public func checkExplored(
         return CheckFailure(property.id == Property.finishes.id || !isDeadlock(schedule) ? property : .finishes,
                             observed: describe(what), tally: tally, schedule: schedule)
     }
-    return failure(Explorer.explore(.deepening(seed: 1), budget: budget, judged))
+    let result = Explorer.explore(.deepening(seed: 1), budget: budget, judged)
+    if let shared = result.sharedState {
+        return CheckFailure(.freshState, observed: Localized(
+            "One schedule, run twice, ran differently: \(shared). Something outlives a schedule — a `static let shared` actor, a global, a cache — so no verdict about the interleavings can be trusted. Make the state inside the code that runs.",
+            ja: "1 つのスケジュールを 2 回実行すると、違う結果になりました: \(shared)。スケジュールより長生きするもの（`static let shared` のアクター、グローバル変数、キャッシュ）があるため、インターリーブについての判定を信頼できません。状態は実行されるコードの中で作りましょう。"),
+            tally: nil, schedule: result.failure)
+    }
+    return failure(result)
 }
 
 private func isDeadlock(_ schedule: ScheduleReport) -> Bool {

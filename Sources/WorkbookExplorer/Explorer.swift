@@ -62,6 +62,10 @@ public enum Explorer {
         public let seconds: Double
         /// How deep the search went.
         public let depth: Depth
+        /// Set when one schedule, run twice, ran differently: state shared across schedules (a
+        /// `static let shared` actor, a global) or work outside the explorer's control. Every
+        /// verdict of such a search is in doubt; build fresh state inside the body.
+        public let sharedState: String?
     }
 
     /// How deep a search went: what a clean result stands on.
@@ -158,17 +162,39 @@ public enum Explorer {
         var completedBound: Int?
         var randomSchedules = 0, pctSchedules = 0
         func outOfBudget() -> Bool { schedules >= budget.maxSchedules || Date().timeIntervalSince(start) >= budget.maxSeconds }
+        var first: ScheduleReport?
         func result(_ failure: ScheduleReport?, exhausted: Bool) -> Result {
-            Result(schedulesRun: schedules, failure: failure, exhausted: exhausted, outcomes: outcomes,
+            // The same schedule must give the same run: replay the failure (or the first
+            // schedule) once more. If it differs, state outlived its schedule (a static, a
+            // singleton actor) or work escaped the explorer, and every verdict is in doubt.
+            var sharedState: String?
+            if let probe = failure ?? first {
+                var chooser = PrefixChooser(prefix: probe.token.choices)
+                let again = runOnce(&chooser, search: .replay, budget: budget, body)
+                if again.outcome != probe.outcome || again.steps.map(\.who) != probe.steps.map(\.who) {
+                    sharedState = "the same schedule ran again ended differently (\(describe(probe.outcome)) the first time, \(describe(again.outcome)) the second)"
+                }
+            }
+            return Result(schedulesRun: schedules, failure: failure, exhausted: exhausted, outcomes: outcomes,
                    uncontrolled: uncontrolled.sorted(), seconds: Date().timeIntervalSince(start),
                    depth: Depth(completeBound: completedBound, everySchedule: exhausted && failure == nil,
-                                randomSchedules: randomSchedules, pctSchedules: pctSchedules))
+                                randomSchedules: randomSchedules, pctSchedules: pctSchedules),
+                   sharedState: sharedState)
+        }
+        func describe(_ outcome: ScheduleOutcome) -> String {
+            switch outcome {
+            case let .completed(text): "\"\(text)\""
+            case let .failed(message): "failed: \(message)"
+            case .deadlock: "a deadlock"
+            case let .livelock(steps): "a livelock after \(steps) steps"
+            }
         }
         /// Records a report; returns it if it failed. A schedule that hit the step cap is run
         /// again — its first half as it was, then fairly — and counts as a livelock only if
         /// that fails too: the chooser may have starved a task that would have ended it.
         func record(_ report: ScheduleReport) -> ScheduleReport? {
             schedules += 1
+            if first == nil { first = report }
             uncontrolled.formUnion(report.uncontrolled)
             var report = report
             if case .livelock = report.outcome {

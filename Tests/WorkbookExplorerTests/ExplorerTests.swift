@@ -43,6 +43,14 @@ struct ExplorerFinds {
         #expect((deep.depth.completeBound ?? 0) >= 2)
     }
 
+    @Test("state that outlives a schedule is reported, not carried silently")
+    func sharedState() {
+        let result = Explorer.explore(.exhaustive(maxPreemptions: 1)) { try await countsOnTheSingleton() }
+        #expect(result.sharedState != nil)
+        let fresh = Explorer.explore(.exhaustive(maxPreemptions: 2)) { try await twoIncrements(atomic: true) }
+        #expect(fresh.sharedState == nil)
+    }
+
     @Test("the lost update with random and PCT schedules too", arguments: [
         Explorer.Strategy.random(seed: 1), .random(seed: 99), .pct(seed: 1, depth: 2), .pct(seed: 42, depth: 3),
     ])

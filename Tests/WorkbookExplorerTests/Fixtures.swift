@@ -126,3 +126,19 @@ actor ArrivalLog {
     private(set) var order: [Int] = []
     func arrive(_ number: Int) { order.append(number) }
 }
+
+/// Counts on a process-wide actor: the first schedule sees 1, the next one 2.
+@Sendable func countsOnTheSingleton() async throws -> String {
+    let count = await VisitCounter.shared.visit()
+    if count != 1 { throw InvariantViolation("count is \(count), expected 1") }
+    return "count=\(count)"
+}
+
+actor VisitCounter {
+    static let shared = VisitCounter()
+    private var visits = 0
+    func visit() -> Int {
+        visits += 1
+        return visits
+    }
+}
