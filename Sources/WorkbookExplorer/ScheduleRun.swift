@@ -189,6 +189,7 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
         var choices: [Int] = []
         var previous: EntityKey?
         var outcome: ScheduleOutcome?
+        ScheduleJournal.begin()
         while outcome == nil {
             lock.lock()
             let readyEntries = ready
@@ -224,6 +225,7 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
             if !keys.indices.contains(choice) { choice = defaultIndex }
 
             let key = keys[choice]
+            ScheduleJournal.record(step: records.count, choice: choice)
             running = key
             stepCheckpoints = []
             if choice < readyEntries.count {

@@ -26,6 +26,20 @@ actor Account {
     return "\(await account.balance)"
 }
 
+// `--trap-probe`: explores a body that resumes a continuation twice, which kills the process;
+// WorkbookExplorerTests runs it to see the schedule survive in the journal.
+if CommandLine.arguments.dropFirst().first == "--trap-probe" {
+    _ = Explorer.explore(.exhaustive(maxPreemptions: 1)) {
+        nameNextTasks("A")
+        async let resumedTwice: Int = withCheckedContinuation { continuation in
+            continuation.resume(returning: 1)
+            continuation.resume(returning: 2)  // the trap: a continuation resumed twice
+        }
+        return "\(await resumedTwice)"
+    }
+    exit(0)
+}
+
 let seconds = CommandLine.arguments.dropFirst().first.flatMap(Double.init) ?? 2
 for (name, body) in [("2 tasks, 1 actor", twoTasks), ("3 tasks in a group, 1 actor", threeTasks)] {
     let budget = Explorer.Budget(maxSchedules: .max, maxSeconds: seconds)

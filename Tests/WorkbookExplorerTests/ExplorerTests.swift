@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WorkbookExplorer
+import WorkbookCore
 
 @Suite("The explorer finds")
 struct ExplorerFinds {
@@ -41,6 +42,25 @@ struct ExplorerFinds {
         let failure = try #require(deep.failure)
         #expect(failure.deviations >= 3)
         #expect((deep.depth.completeBound ?? 0) >= 2)
+    }
+
+    @Test("a trap in explored code leaves its schedule in the journal: the step it died in and a token")
+    func trapJournal() throws {
+        let probe = try #require(ChildProcess.sibling(named: "explorer-benchmark"))
+        let journal = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: journal) }
+        var environment = ProcessInfo.processInfo.environment
+        environment[ScheduleJournal.environmentKey] = journal
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        let outcome = try ChildProcess(executable: probe, arguments: ["--trap-probe"], environment: environment).run(timeoutSeconds: 30)
+        guard case .signalled = outcome.termination else {
+            Issue.record("the probe did not trap: \(outcome.termination)")
+            return
+        }
+        #expect(outcome.standardError.contains("resume"))
+        let token = try #require(ScheduleJournal.read(path: journal))
+        #expect(token.configuration == .current)
+        #expect(!token.choices.isEmpty)
     }
 
     @Test("state that outlives a schedule is reported, not carried silently")

@@ -1,5 +1,6 @@
 import ExerciseKit
 import Foundation
+import WorkbookExplorer
 import WorkbookCore
 
 /// Checks one exercise the way a learner's `swift test` does: the forbidden-spelling scan, then
@@ -60,29 +61,47 @@ public struct ExerciseChecker: Sendable {
         var arguments = head + ["--lang", language.rawValue, "--width", String(terminal.width)]
         if terminal.usesColor { arguments.append("--color") }
         if terminal.usesUnicode { arguments.append("--unicode") }
+        // Where an explored check keeps the schedule in progress, so a trap in it is reported
+        // with its schedule (see ScheduleJournal).
+        let journal = FileManager.default.temporaryDirectory
+            .appendingPathComponent("workbook-schedule-\(getpid())-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: journal) }
+        var environment = Self.runnerEnvironment()
+        environment[ScheduleJournal.environmentKey] = journal
         let outcome: ChildProcess.Outcome
         do {
-            outcome = try ChildProcess(executable: runner, arguments: arguments, environment: Self.runnerEnvironment())
+            outcome = try ChildProcess(executable: runner, arguments: arguments, environment: environment)
                 .run(timeoutSeconds: RunnerProtocol.timeoutSeconds)
         } catch {
             return fail(exercise, VerdictProperty.runner, reason: Localized(
                 "could not start \(runner.path): \(error)", ja: "\(runner.path) を起動できませんでした: \(error)"), details: [], entry: entry)
         }
-        let underSanitizer = verdict(exercise, entry: entry, file: file, outcome: outcome, learnerFolder: learnerFolder)
+        let underSanitizer = withSchedule(verdict(exercise, entry: entry, file: file, outcome: outcome, learnerFolder: learnerFolder), journal: journal)
         // A race is final. Any other failure is confirmed without TSan's runtime: TSan changes
         // how some GCD calls behave (a barrier carried by a block is dropped), so a correct
         // answer can fail under it.
         guard underSanitizer.status == .failing, underSanitizer.failedProperty != VerdictProperty.dataRace,
               underSanitizer.failedProperty != VerdictProperty.sanitizer, let plainRunner,
-              let plain = try? ChildProcess(executable: plainRunner, arguments: arguments, environment: Self.runnerEnvironment())
+              let plain = try? ChildProcess(executable: plainRunner, arguments: arguments, environment: environment)
                 .run(timeoutSeconds: RunnerProtocol.timeoutSeconds)
         else { return underSanitizer }
-        let confirmed = verdict(exercise, entry: entry, file: file, outcome: plain, learnerFolder: learnerFolder, raceDetectorExpected: false)
+        let confirmed = withSchedule(verdict(exercise, entry: entry, file: file, outcome: plain, learnerFolder: learnerFolder, raceDetectorExpected: false),
+                                     journal: journal)
         guard confirmed.status == .done else { return confirmed }
         let note = terminal.paint(t(Localized(
             "  (Under ThreadSanitizer this answer failed `\(underSanitizer.failedProperty ?? "?")`, and without it, it passed: ThreadSanitizer changes how some GCD calls behave — see docs/platforms.md. Counted as done.)",
             ja: "  （ThreadSanitizer 下ではこの解答は `\(underSanitizer.failedProperty ?? "?")` で失敗し、なしでは成功しました。ThreadSanitizer は一部の GCD の呼び出しの振る舞いを変えます（docs/platforms.md）。完了として扱います。）")), .dim)
         return Verdict(exercise: exercise, status: .done, report: confirmed.report + "\n" + note)
+    }
+
+    /// A crash inside an explored schedule: the step it died in and the schedule's replay token,
+    /// from the journal the runner kept (nothing to add for any other verdict).
+    func withSchedule(_ verdict: Verdict, journal: String) -> Verdict {
+        guard verdict.failedProperty == VerdictProperty.crash, let token = ScheduleJournal.read(path: journal) else { return verdict }
+        let line = terminal.paint(t(Localized(
+            "  It crashed in step \(token.choices.count) of a schedule the explorer was running. Replay token: \(token)",
+            ja: "  エクスプローラが実行していたスケジュールのステップ \(token.choices.count) でクラッシュしました。リプレイトークン: \(token)")), .yellow)
+        return Verdict(exercise: verdict.exercise, status: verdict.status, failedProperty: verdict.failedProperty, report: verdict.report + "\n" + line)
     }
 
     /// `exercise-runner-plain` (or `variant-runner-plain`) beside the runner, if it was built.

@@ -1,0 +1,67 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Keeps the schedule in progress where it survives a crash: a small file mapped into memory,
+/// named by the environment variable `WORKBOOK_SCHEDULE_JOURNAL`. Each step stores its choice
+/// there before it runs — a plain memory write — so when the explored code traps (a
+/// continuation resumed twice, a failed precondition) and the process dies, the parent process
+/// reads the schedule that led to the trap, and the step it died in, and reports them with a
+/// replay token beside the runtime's message.
+///
+/// Layout: `WSJ1`, the configuration (`d`/`r`), three bytes unused, the step count (UInt32,
+/// little endian), then one byte per choice (255: a choice too large to keep).
+public enum ScheduleJournal {
+    public static let environmentKey = "WORKBOOK_SCHEDULE_JOURNAL"
+    static let capacity = 1 << 20
+    private static let headerSize = 12
+
+    /// The mapping, if the environment names a journal (made once, before any run).
+    nonisolated(unsafe) private static let mapping: UnsafeMutablePointer<UInt8>? = {
+        guard let path = ProcessInfo.processInfo.environment[environmentKey], !path.isEmpty else { return nil }
+        let descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        guard ftruncate(descriptor, off_t(headerSize + capacity)) == 0,
+              let address = mmap(nil, headerSize + capacity, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0),
+              address != MAP_FAILED else { return nil }
+        let bytes = address.assumingMemoryBound(to: UInt8.self)
+        for (index, byte) in Array("WSJ1".utf8).enumerated() { bytes[index] = byte }
+        bytes[4] = Character(ReplayToken.Configuration.current.rawValue).asciiValue ?? 0
+        return bytes
+    }()
+
+    /// A new schedule begins (driver thread).
+    static func begin() {
+        guard let mapping else { return }
+        storeCount(0, in: mapping)
+    }
+
+    /// Step `index` (0-based) takes `choice`, and is about to run (driver thread).
+    static func record(step index: Int, choice: Int) {
+        guard let mapping, index < capacity else { return }
+        mapping[headerSize + index] = UInt8(clamping: min(choice, 255))
+        storeCount(index + 1, in: mapping)
+    }
+
+    private static func storeCount(_ count: Int, in mapping: UnsafeMutablePointer<UInt8>) {
+        let value = UInt32(clamping: count)
+        for byte in 0..<4 { mapping[8 + byte] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(byte))) }
+    }
+
+    /// What a journal file says: the schedule in progress when its process stopped, whose last
+    /// step is the one that was running. Nil if nothing was recorded, or a choice was too large.
+    public static func read(path: String) -> ReplayToken? {
+        guard let data = FileManager.default.contents(atPath: path), data.count >= headerSize,
+              data.prefix(4).elementsEqual("WSJ1".utf8),
+              let configuration = ReplayToken.Configuration(rawValue: String(UnicodeScalar(data[4]))) else { return nil }
+        let count = (0..<4).reduce(0) { $0 | Int(data[8 + $1]) << (8 * $1) }
+        guard count > 0, data.count >= headerSize + count else { return nil }
+        let choices = data[headerSize..<(headerSize + count)].map(Int.init)
+        guard !choices.contains(255) else { return nil }
+        return ReplayToken(choices: choices, configuration: configuration)
+    }
+}
