@@ -50,7 +50,8 @@ let package = Package(
         .executableTarget(name: "explorer-benchmark", dependencies: ["WorkbookExplorer"]),
 
         .testTarget(name: "WorkbookCoreTests", dependencies: ["WorkbookCore"]),
-        .testTarget(name: "WorkbookExplorerTests", dependencies: ["WorkbookExplorer", "WorkbookCore", "explorer-benchmark"]),
+        .testTarget(name: "WorkbookExplorerTests", dependencies: ["WorkbookExplorer", "WorkbookCore", "explorer-benchmark"],
+                    exclude: ["Corpus/README.md"]),
         .testTarget(name: "ExercisesTests", dependencies: ["WorkbookChecks"]),
         .testTarget(name: "SolutionsTests", dependencies: ["WorkbookChecks"]),
         // The workbook's buggy variants, compiled with ThreadSanitizer like the learner's code, and

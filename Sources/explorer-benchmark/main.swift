@@ -26,6 +26,17 @@ actor Account {
     return "\(await account.balance)"
 }
 
+/// Three tasks, each ten read-then-write pairs on one actor: about 60 steps a schedule.
+@Sendable func threeTasksLong() async throws -> String {
+    let account = Account()
+    await withTaskGroup(of: Void.self) { group in
+        for _ in 0..<3 {
+            group.addTask { for _ in 0..<10 { let v = await account.read(); await account.write(v + 1) } }
+        }
+    }
+    return "\(await account.balance)"
+}
+
 // `--trap-probe`: explores a body that resumes a continuation twice, which kills the process;
 // WorkbookExplorerTests runs it to see the schedule survive in the journal.
 if CommandLine.arguments.dropFirst().first == "--trap-probe" {
@@ -41,10 +52,18 @@ if CommandLine.arguments.dropFirst().first == "--trap-probe" {
 }
 
 let seconds = CommandLine.arguments.dropFirst().first.flatMap(Double.init) ?? 2
-for (name, body) in [("2 tasks, 1 actor", twoTasks), ("3 tasks in a group, 1 actor", threeTasks)] {
+#if DEBUG
+let configuration = "debug"
+#else
+let configuration = "release"
+#endif
+print("\(configuration) build")
+for (name, body) in [("2 tasks, 1 actor", twoTasks), ("3 tasks in a group, 1 actor", threeTasks),
+                     ("3 tasks × 10 read/write pairs (~60 steps)", threeTasksLong)] {
     let budget = Explorer.Budget(maxSchedules: .max, maxSeconds: seconds)
     let random = Explorer.explore(.random(seed: 1), budget: budget, body)
     let exhaustive = Explorer.explore(.exhaustive(maxPreemptions: 2), budget: budget, body)
     let rate = Double(random.schedulesRun) / random.seconds
-    print("\(name): random \(Int(rate)) schedules/s (\(random.schedulesRun) in \(String(format: "%.2f", random.seconds)) s); exhaustive bound 2: \(exhaustive.schedulesRun) schedules in \(String(format: "%.3f", exhaustive.seconds)) s")
+    let steps = random.failure?.steps.count ?? Explorer.replay(ReplayToken(choices: []), body).steps.count
+    print("\(name): random \(Int(rate)) schedules/s (\(random.schedulesRun) in \(String(format: "%.2f", random.seconds)) s, \(steps) steps each); exhaustive bound 2: \(exhaustive.schedulesRun) schedules in \(String(format: "%.3f", exhaustive.seconds)) s")
 }

@@ -129,13 +129,13 @@ actor ArrivalLog {
 
 /// Counts on a process-wide actor: the first schedule sees 1, the next one 2.
 @Sendable func countsOnTheSingleton() async throws -> String {
-    let count = await VisitCounter.shared.visit()
+    let count = await SingletonVisits.shared.visit()
     if count != 1 { throw InvariantViolation("count is \(count), expected 1") }
     return "count=\(count)"
 }
 
-actor VisitCounter {
-    static let shared = VisitCounter()
+actor SingletonVisits {
+    static let shared = SingletonVisits()
     private var visits = 0
     func visit() -> Int {
         visits += 1

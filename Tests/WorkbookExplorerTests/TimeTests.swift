@@ -36,7 +36,7 @@ struct TimeTests {
     @Test("a debounce that cancels the previous sleep fires only the last value")
     func debounce() {
         let result = Explorer.explore(.exhaustive(maxPreemptions: 2)) {
-            let debouncer = Debouncer()
+            let debouncer = LastValueDebouncer()
             for value in 1...3 { await debouncer.send(value) }
             try await ExplorerClock().sleep(for: .seconds(1))
             let fired = await debouncer.fired
@@ -135,7 +135,7 @@ actor Log {
 }
 
 /// Keeps the last value; fires it after 100 ms without a newer one.
-actor Debouncer {
+actor LastValueDebouncer {
     private(set) var fired: [Int] = []
     private var pending: Task<Void, Never>?
     func send(_ value: Int) {
