@@ -42,7 +42,9 @@ public enum Explorer {
         /// How long to wait for work from other threads before calling it a deadlock.
         public var foreignWaitSeconds: Double
 
-        public init(maxSchedules: Int = 20_000, maxSeconds: Double = 1.5, maxStepsPerSchedule: Int = 10_000, foreignWaitSeconds: Double = 0.2) {
+        /// `foreignWaitSeconds`: a callback from a Dispatch queue or a thread may take its time
+        /// (a slow network fake: half a second); a deadlock is reported after this long.
+        public init(maxSchedules: Int = 20_000, maxSeconds: Double = 1.5, maxStepsPerSchedule: Int = 10_000, foreignWaitSeconds: Double = 2) {
             self.maxSchedules = maxSchedules
             self.maxSeconds = maxSeconds
             self.maxStepsPerSchedule = maxStepsPerSchedule
@@ -172,7 +174,8 @@ public enum Explorer {
                 var chooser = PrefixChooser(prefix: probe.token.choices)
                 let again = runOnce(&chooser, search: .replay, budget: budget, body)
                 if again.outcome != probe.outcome || again.steps.map(\.who) != probe.steps.map(\.who) {
-                    sharedState = "the same schedule ran again ended differently (\(describe(probe.outcome)) the first time, \(describe(again.outcome)) the second)"
+                    let cause = uncontrolled.isEmpty ? "" : "; work ran outside the explorer's control (\(uncontrolled.sorted().joined(separator: "; "))), which can do that too"
+                    sharedState = "the same schedule ran again ended differently (\(describe(probe.outcome)) the first time, \(describe(again.outcome)) the second)\(cause)"
                 }
             }
             return Result(schedulesRun: schedules, failure: failure, exhausted: exhausted, outcomes: outcomes,
