@@ -82,6 +82,11 @@ enum FoundationRecord {
 /// Every key-value notification about `isExecuting` and `isFinished` an operation sends, in
 /// order — on Darwin, where key-value observing exists. On Linux `entries` is nil: there is no
 /// observing, and `FoundationRecord` shows what the notifications achieved instead.
+///
+/// The keys are the documented ones, observed by name: Apple's documentation says an
+/// asynchronous operation "must generate KVO notifications for the `isFinished` key path", and
+/// that is what an answer sends. A Swift key path `\.isFinished` would name the Objective-C
+/// property, `finished` — another key, which an answer's notifications need not reach.
 final class AnnouncementLog: @unchecked Sendable {  // observations set in init only
     struct Entry: Sendable, CustomStringConvertible {
         let key: String
@@ -94,20 +99,22 @@ final class AnnouncementLog: @unchecked Sendable {  // observations set in init 
 
     private let log = QuietState<[Entry]>([])
     #if canImport(Darwin)
-    private var observations: [NSKeyValueObservation] = []
+    private let observer: KeyObserver
+    private let observed: Operation
+    private static let keys = ["isExecuting", "isFinished"]
     #endif
 
     init(_ operation: Operation) {
         #if canImport(Darwin)
-        let log = self.log
-        observations = [
-            operation.observe(\.isExecuting, options: [.prior, .new]) { _, change in
-                log.update { $0.append(Entry(key: "isExecuting", prior: change.isPrior, value: change.newValue)) }
-            },
-            operation.observe(\.isFinished, options: [.prior, .new]) { _, change in
-                log.update { $0.append(Entry(key: "isFinished", prior: change.isPrior, value: change.newValue)) }
-            },
-        ]
+        observer = KeyObserver(log: log)
+        observed = operation
+        for key in Self.keys { operation.addObserver(observer, forKeyPath: key, options: [.prior, .new], context: nil) }
+        #endif
+    }
+
+    deinit {
+        #if canImport(Darwin)
+        for key in Self.keys { observed.removeObserver(observer, forKeyPath: key) }
         #endif
     }
 
@@ -133,3 +140,19 @@ final class AnnouncementLog: @unchecked Sendable {  // observations set in init 
         return nil
     }
 }
+
+#if canImport(Darwin)
+/// Receives the notifications for `AnnouncementLog` (string-keyed observing).
+private final class KeyObserver: NSObject, @unchecked Sendable {  // `log` is a QuietState
+    private let log: QuietState<[AnnouncementLog.Entry]>
+    init(log: QuietState<[AnnouncementLog.Entry]>) { self.log = log }
+
+    override func observeValue(forKeyPath keyPath: String?, of object: Any?, change: [NSKeyValueChangeKey: Any]?,
+                               context: UnsafeMutableRawPointer?) {
+        guard let keyPath else { return }
+        let prior = (change?[.notificationIsPriorKey] as? NSNumber)?.boolValue ?? false
+        let value = prior ? nil : (change?[.newKey] as? NSNumber)?.boolValue
+        log.update { $0.append(AnnouncementLog.Entry(key: keyPath, prior: prior, value: value)) }
+    }
+}
+#endif
