@@ -12,7 +12,10 @@ let package = Package(
     ],
     targets: [
         // Runs async code one job at a time on one thread and chooses the interleaving.
-        .target(name: "WorkbookExplorer"),
+        // Optimized even in debug builds: a check explores thousands of schedules, and a debug
+        // build spent most of its time instantiating generic metadata. Only the explorer's own
+        // code; the code it explores (the learner's) stays a debug build.
+        .target(name: "WorkbookExplorer", swiftSettings: [.unsafeFlags(["-O"])]),
         // Shared machinery: trace, timeline, terminal, localization, scenarios, REPL.
         .target(name: "WorkbookCore", dependencies: ["WorkbookExplorer"]),
         // Exercise contracts, fakes and the `todo()` marker, shared by stubs, solutions and checks.

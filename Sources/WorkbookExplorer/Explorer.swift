@@ -173,7 +173,7 @@ public enum Explorer {
             if let probe = failure ?? first {
                 var chooser = PrefixChooser(prefix: probe.token.choices)
                 let again = runOnce(&chooser, search: .replay, budget: budget, body)
-                if again.outcome != probe.outcome || again.steps.map(\.who) != probe.steps.map(\.who) {
+                if again.outcome != probe.outcome || again.steps.map(\.who) != probe.steps.map(\.who) {  // names: the one report whose steps are read
                     let cause = uncontrolled.isEmpty ? "" : "; work ran outside the explorer's control (\(uncontrolled.sorted().joined(separator: "; "))), which can do that too"
                     sharedState = "the same schedule ran again ended differently (\(describe(probe.outcome)) the first time, \(describe(again.outcome)) the second)\(cause)"
                 }
@@ -201,7 +201,7 @@ public enum Explorer {
             uncontrolled.formUnion(report.uncontrolled)
             var report = report
             if case .livelock = report.outcome {
-                var fair = FairAfterPrefixChooser(prefix: Array(report.token.choices.prefix(report.steps.count / 2)))
+                var fair = FairAfterPrefixChooser(prefix: Array(report.token.choices.prefix(report.stepCount / 2)))
                 report = runOnce(&fair, search: .thenFair(report.search), budget: budget, body)
                 uncontrolled.formUnion(report.uncontrolled)
             }
@@ -224,9 +224,10 @@ public enum Explorer {
                     let report = runOnce(&chooser, search: .exhaustive, budget: budget, body)
                     if let failure = record(report) { return (failure, false) }
                     guard bound < maxBound else { continue }
-                    for (index, step) in report.steps.enumerated() where index >= prefix.count {
-                        let taken = report.steps[..<index].map(\.choice)
-                        for alternative in step.ready.indices where alternative != step.defaultChoice {
+                    let records = report.table.records
+                    for index in records.indices where index >= prefix.count {
+                        let taken = report.token.choices[..<index]
+                        for alternative in records[index].candidates.indices where alternative != records[index].defaultChoice {
                             next.append(taken + [alternative])
                         }
                     }
@@ -252,7 +253,7 @@ public enum Explorer {
             while !stop() {
                 var chooser = PCTChooser(generator: SplitMix64(seed: generator.next()), depth: depth, estimatedSteps: estimatedSteps)
                 let report = runOnce(&chooser, search: .pct(seed: seed, depth: depth), budget: budget, body)
-                estimatedSteps = max(estimatedSteps, report.steps.count)
+                estimatedSteps = max(estimatedSteps, report.stepCount)
                 pctSchedules += 1
                 if let failure = record(report) { return failure }
             }

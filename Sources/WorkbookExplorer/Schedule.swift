@@ -93,10 +93,14 @@ public enum ScheduleOutcome: Sendable, Equatable {
 /// One schedule, run to its end.
 public struct ScheduleReport: Sendable {
     public let outcome: ScheduleOutcome
-    public let steps: [ScheduleStep]
+    let table: StepTable
+    /// The steps, in order (named when first asked for).
+    public var steps: [ScheduleStep] { table.steps }
+    /// How many steps the schedule took.
+    public var stepCount: Int { table.records.count }
     public let token: ReplayToken
     /// How many choices differed from the default scheduler ("preemptions").
-    public var deviations: Int { steps.filter(\.isDeviation).count }
+    public var deviations: Int { table.deviations }
     /// Work that escaped control, e.g. a continuation resumed from a Dispatch thread.
     public let uncontrolled: [String]
     /// How the schedule was chosen.

@@ -56,16 +56,6 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
         /// Enqueued for the main actor: runs isolated to it.
         let onMainActor: Bool
     }
-    /// What a step did, in keys; names are given when the report is made, so a task named in
-    /// its first step is named so from the start.
-    private struct StepRecord {
-        let candidates: [EntityKey]
-        let mainActor: Set<EntityKey>
-        let choice: Int
-        let defaultChoice: Int
-        let checkpoints: [String]
-    }
-
     // The ready list is shared with foreign threads (uncontrolled enqueues); everything else is
     // touched on the driver thread only.
     private let lock = NSCondition()
@@ -157,32 +147,6 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Who each key is, for the report: `nameTask` names, else tasks numbered in order of first
-    /// appearance; an actor draining its queue; a timer, with the task that slept.
-    private func namer(_ records: [StepRecord]) -> (EntityKey) -> Entity {
-        lock.lock()
-        let arrivals = namedOnArrival
-        lock.unlock()
-        var final: [EntityKey: Entity] = arrivals.merging(names) { _, later in later }.mapValues { .named($0) }
-        var count = 0
-        func entity(_ key: EntityKey) -> Entity {
-            if let known = final[key] { return known }
-            let made: Entity
-            if key.isTimer {
-                made = .timer(owner: timerOwners[key].map(entity))
-            } else if key.task != 0 {
-                count += 1
-                made = .task(count)
-            } else {
-                made = .actor
-            }
-            final[key] = made
-            return made
-        }
-        for record in records { record.candidates.forEach { _ = entity($0) } }
-        return entity
-    }
-
     /// Runs steps until nothing is ready and no timer is pending, then reports.
     func drive<C: Chooser>(_ chooser: inout C, search: Search) -> ScheduleReport {
         var records: [StepRecord] = []
@@ -210,17 +174,33 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
                 if stillEmpty { outcome = .deadlock(waiting(records).map(describe)) }
                 continue
             }
-            for timer in due where timerOwners[timer.key] == nil { timerOwners[timer.key] = timer.owner }
-            let keys = readyEntries.map(\.key) + due.map(\.key)
+            // Plain loops, not key paths: a debug build (what checks run) spends most of its
+            // time instantiating generic metadata for key-path projections otherwise.
+            var keys: [EntityKey] = []
+            keys.reserveCapacity(readyEntries.count + due.count)
+            var mainActor: Set<EntityKey> = []
+            for entry in readyEntries {
+                keys.append(entry.key)
+                if entry.onMainActor { mainActor.insert(entry.key) }
+            }
+            for timer in due {
+                keys.append(timer.key)
+                if timerOwners[timer.key] == nil { timerOwners[timer.key] = timer.owner }
+            }
             // The default scheduler: the entity that ran last if it is ready again, else the one
             // waiting longest; a timer only when nothing is ready.
-            let defaultIndex = readyEntries.isEmpty ? 0 : previous.flatMap { keys.firstIndex(of: $0) } ?? 0
-            let mainActor = Set(readyEntries.filter(\.onMainActor).map(\.key))
+            var defaultIndex = 0
+            if !readyEntries.isEmpty, let previous {
+                for index in 0..<readyEntries.count where keys[index] == previous {
+                    defaultIndex = index
+                    break
+                }
+            }
             var choice = chooser.choose(step: records.count, ready: keys, defaultIndex: defaultIndex) {
-                let name = namer(records)
+                let table = stepTable(records)
                 return Explorer.ChoicePoint(step: records.count + 1,
-                                            ready: keys.map { (mainActor.contains($0) ? .onMainActor(name($0)) : name($0), hasRun.contains($0), lastCheckpoint[$0]) },
-                                            defaultChoice: defaultIndex, history: makeSteps(records, name: name))
+                                            ready: keys.map { (mainActor.contains($0) ? .onMainActor(table.entity($0)) : table.entity($0), hasRun.contains($0), lastCheckpoint[$0]) },
+                                            defaultChoice: defaultIndex, history: table.steps)
             }
             if !keys.indices.contains(choice) { choice = defaultIndex }
 
@@ -256,22 +236,22 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
         lock.unlock()
         var left: [Waiting] = []
         if case .deadlock = final { left = waiting(records) }
-        return ScheduleReport(outcome: final, steps: makeSteps(records, name: namer(records)), token: ReplayToken(choices: choices),
+        return ScheduleReport(outcome: final, table: stepTable(records), token: ReplayToken(choices: choices),
                               uncontrolled: Array(Set(uncontrolled)).sorted(), search: search, waiting: left)
     }
 
-    private func makeSteps(_ records: [StepRecord], name: (EntityKey) -> Entity) -> [ScheduleStep] {
-        records.enumerated().map { index, record in
-            let entities = record.candidates.map { record.mainActor.contains($0) ? .onMainActor(name($0)) : name($0) }
-            return ScheduleStep(number: index + 1, choice: record.choice, readyEntities: entities, who: entities[record.choice],
-                                checkpoints: record.checkpoints, defaultChoice: record.defaultChoice)
-        }
+    /// The steps so far, to be named when someone asks (most schedules' steps never are).
+    private func stepTable(_ records: [StepRecord]) -> StepTable {
+        lock.lock()
+        let arrivals = namedOnArrival
+        lock.unlock()
+        return StepTable(records: records, names: arrivals.merging(names) { _, later in later }, timerOwners: timerOwners)
     }
 
     /// Who is left waiting, and after which checkpoint; the body itself if it never passed one.
     private func waiting(_ records: [StepRecord]) -> [Waiting] {
-        let name = namer(records)
-        var left = lastCheckpoint.map { Waiting(who: name($0.key), after: $0.value) }.sorted { describe($0) < describe($1) }
+        let table = stepTable(records)
+        var left = lastCheckpoint.map { Waiting(who: table.entity($0.key), after: $0.value) }.sorted { describe($0) < describe($1) }
         if rootResult == nil && left.isEmpty { left = [Waiting(who: .task(1), after: nil)] }
         return left
     }
@@ -308,3 +288,74 @@ extension ScheduleRun: SchedulingExecutor {
     }
 }
 #endif
+
+/// What a step did, in keys.
+struct StepRecord: Sendable {
+    let candidates: [EntityKey]
+    let mainActor: Set<EntityKey>
+    let choice: Int
+    let defaultChoice: Int
+    let checkpoints: [String]
+}
+
+/// A run's steps, named only when first asked for: a search runs thousands of schedules and
+/// looks at the names of one. Names: `nameTask` / `nameNextTasks` names, else tasks numbered in
+/// order of first appearance; an actor draining its queue; a timer, with the task that slept.
+final class StepTable: @unchecked Sendable {  // inputs never change; `named` is filled once, under `lock`
+    let records: [StepRecord]
+    private let names: [EntityKey: String]
+    private let timerOwners: [EntityKey: EntityKey]
+    private let lock = NSLock()
+    private var named: (entities: [EntityKey: Entity], steps: [ScheduleStep])?
+
+    init(records: [StepRecord], names: [EntityKey: String], timerOwners: [EntityKey: EntityKey]) {
+        self.records = records
+        self.names = names
+        self.timerOwners = timerOwners
+    }
+
+    var steps: [ScheduleStep] { resolve().steps }
+
+    func entity(_ key: EntityKey) -> Entity {
+        let known = resolve().entities
+        return known[key] ?? (names[key].map(Entity.named) ?? .actor)
+    }
+
+    /// How many choices differed from the default scheduler (no naming needed).
+    var deviations: Int {
+        var count = 0
+        for record in records where record.choice != record.defaultChoice { count += 1 }
+        return count
+    }
+
+    private func resolve() -> (entities: [EntityKey: Entity], steps: [ScheduleStep]) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let named { return named }
+        var entities: [EntityKey: Entity] = names.mapValues { .named($0) }
+        var count = 0
+        func entity(_ key: EntityKey) -> Entity {
+            if let known = entities[key] { return known }
+            let made: Entity
+            if key.isTimer {
+                made = .timer(owner: timerOwners[key].map(entity))
+            } else if key.task != 0 {
+                count += 1
+                made = .task(count)
+            } else {
+                made = .actor
+            }
+            entities[key] = made
+            return made
+        }
+        var steps: [ScheduleStep] = []
+        steps.reserveCapacity(records.count)
+        for (index, record) in records.enumerated() {
+            let ready = record.candidates.map { record.mainActor.contains($0) ? Entity.onMainActor(entity($0)) : entity($0) }
+            steps.append(ScheduleStep(number: index + 1, choice: record.choice, readyEntities: ready, who: ready[record.choice],
+                                      checkpoints: record.checkpoints, defaultChoice: record.defaultChoice))
+        }
+        named = (entities, steps)
+        return (entities, steps)
+    }
+}

@@ -42,7 +42,10 @@ final class VirtualTimeline: @unchecked Sendable {  // the driver thread; `cance
     /// may jump to it).
     func due(advancing: Bool) -> [Timer] {
         lock.withLock {
-            guard let earliest = timers.map(\.deadline).min(), advancing || earliest <= virtualNow else { return [] }
+            guard !timers.isEmpty else { return [] }
+            var earliest = timers[0].deadline
+            for timer in timers where timer.deadline < earliest { earliest = timer.deadline }
+            guard advancing || earliest <= virtualNow else { return [] }
             return timers.filter { $0.deadline == earliest }.sorted { $0.order < $1.order }
         }
     }
