@@ -86,6 +86,7 @@ public struct Timeline: Sendable {
         }
         lines.append("")
         let listed = events.prefix(maxListedEvents)
+        let timeWidth = max(9, (listed.map { displayWidth(axis == .time ? "" : axisLabel($0.time, language)) }.max() ?? 0) + 1)
         for event in listed {
             let marker: String
             switch event.kind {
@@ -94,7 +95,7 @@ public struct Timeline: Sendable {
             case .end: marker = terminal.usesUnicode ? "◀ " : "< "
             }
             let number = padded("\(event.sequence + 1)", to: 4)
-            let time = padded(axis == .time ? formatDuration(nanoseconds: event.time - first) : axisLabel(event.time, language), to: 9)
+            let time = padded(axis == .time ? formatDuration(nanoseconds: event.time - first) : axisLabel(event.time, language), to: timeWidth)
             lines.append("  \(number)\(time)\(padded(String(event.lane.prefix(laneWidth)), to: laneWidth))  \(marker)\(event.label)")
         }
         if events.count > listed.count {
