@@ -10,7 +10,7 @@ extension Chapter03 {
         narration: Localized(
             """
             The main thread is the process's first thread. UI frameworks (UIKit, AppKit, SwiftUI updates) must be used from it, and `DispatchQueue.main` and the main actor run there. \
-            Code asks with `Thread.isMainThread` (or compares `Thread.current` with `Thread.mainThread`). \
+            Code asks with `Thread.isMainThread` (or compares `Thread.current` with the main thread: `Thread.main` on Apple platforms, `Thread.mainThread` in Linux Foundation). \
             The scenario asks from four places: the scenario's own thread (T1, made with `Thread`), a new `Thread`, a block on `DispatchQueue.global()`, and a block on `DispatchQueue.main`. \
             Only the last is on the main thread, and it runs there only because this program's main thread keeps serving the main queue (a run loop turns on it); \
             a thread that blocks the main thread, or a process whose main thread serves nothing, makes main-queue work wait. \
@@ -19,7 +19,7 @@ extension Chapter03 {
             """,
             ja: """
             メインスレッドはプロセスの最初のスレッドです。UI フレームワーク（UIKit、AppKit、SwiftUI の更新）はそこから使わなければならず、`DispatchQueue.main` とメインアクターもそこで動きます。\
-            コードは `Thread.isMainThread` で尋ねます（`Thread.current` と `Thread.mainThread` を比べても同じです）。\
+            コードは `Thread.isMainThread` で尋ねます（`Thread.current` をメインスレッドと比べても同じです。メインスレッドは Apple プラットフォームでは `Thread.main`、Linux の Foundation では `Thread.mainThread`）。\
             シナリオは 4 か所から尋ねます。シナリオ自身のスレッド（`Thread` で作った T1）、新しい `Thread`、`DispatchQueue.global()` のブロック、`DispatchQueue.main` のブロックです。\
             メインスレッドにいるのは最後だけで、それもこのプログラムのメインスレッドがメインキューを処理し続けている（ランループが回っている）からです。\
             メインスレッドを止めたり、メインスレッドが何も処理しないプロセスだったりすると、メインキューの仕事は待たされます。\
@@ -43,7 +43,7 @@ extension Chapter03 {
             let lane = context.trace.currentThreadLane()
             context.trace.record(place, lane: lane)
             probes.withLock {
-                $0.append(MainProbe(place: place, lane: lane, isMainThread: Thread.isMainThread, isCurrentMain: Thread.current == Thread.mainThread))
+                $0.append(MainProbe(place: place, lane: lane, isMainThread: Thread.isMainThread, isCurrentMain: Thread.current == theMainThread))
             }
         }
 
@@ -63,7 +63,7 @@ extension Chapter03 {
         ]
         func shown(_ place: String) -> String { placeNames[place]?.text(context.language) ?? place }
         for found in probes.current {
-            context.show("  \(padded(shown(found.place), to: 20)) \(padded(found.lane, to: 5)) Thread.isMainThread=\(found.isMainThread)  Thread.current == Thread.mainThread: \(found.isCurrentMain)")
+            context.show("  \(padded(shown(found.place), to: 20)) \(padded(found.lane, to: 5)) Thread.isMainThread=\(found.isMainThread)  Thread.current == \(mainThreadSpelling): \(found.isCurrentMain)")
         }
         let onMain = probes.current.filter(\.isMainThread).map(\.place)
         context.note("on the main thread", onMain.joined(separator: ","))
@@ -82,3 +82,14 @@ extension Chapter03 {
                               ja: "  メインスレッドにいたのは: \(onMain.isEmpty ? "なし" : onMain.map(shown).joined(separator: "、"))。"))
     }
 }
+
+/// The main thread's `Thread`: Apple's Foundation imports `+[NSThread mainThread]` as
+/// `Thread.main`; swift-corelibs-foundation names it `Thread.mainThread` (its `main` is the
+/// instance method a thread runs).
+#if canImport(Darwin)
+private var theMainThread: Thread { Thread.main }
+private let mainThreadSpelling = "Thread.main"
+#else
+private var theMainThread: Thread { Thread.mainThread }
+private let mainThreadSpelling = "Thread.mainThread"
+#endif
