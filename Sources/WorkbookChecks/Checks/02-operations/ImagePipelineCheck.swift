@@ -160,8 +160,10 @@ public enum ImagePipelineCheck {
             let wrongly = wronglyReady(stages, queued: Set(additions.current.map(\.operation)))
             guard !wrongly.isEmpty else { return }
             gate.update { gate in for (stage, had) in wrongly where gate.wronglyReady[stage] == nil { gate.wronglyReady[stage] = had } }
-            // A suspended queue starts nothing: no chance to give, only the record above.
-            guard !queueIsSuspended() else { return }
+            // A suspended queue starts nothing: no chance to give, only the record above. Nor
+            // does a queue whose width the answer changed (to 1, say, with a held stage running):
+            // the graph check reports the changed setting instead of a schedule that never returns.
+            guard !queueIsSuspended(), suspended.current?.maxConcurrentOperationCount == limit else { return }
             gate.wait(seconds: 1) { !$0.begun.isDisjoint(with: wrongly.keys) }
         }, waits: { gate.update { $0.scheduleWaits = true } })
         queue.maxConcurrentOperationCount = limit
