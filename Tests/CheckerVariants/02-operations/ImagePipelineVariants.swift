@@ -85,3 +85,14 @@ final class OperationsInVarPipeline: ImagePipelineProtocol, @unchecked Sendable 
         queue.addOperations(operations, waitUntilFinished: false)
     }
 }
+
+/// No dependencies at all: the queue narrowed to one at a time and the stages added in pipeline
+/// order, trusting a width-1 queue to run them in that order (it need not).
+struct SerialQueuePipeline: ImagePipelineProtocol {
+    func schedule(_ stages: PipelineStages, on queue: OperationQueue) {
+        queue.maxConcurrentOperationCount = 1
+        for stage in [PipelineStage.download, .decode, .thumbnail, .metadata, .save] {
+            queue.addOperation(stages.operation(for: stage))
+        }
+    }
+}

@@ -70,6 +70,10 @@ let variants02: [VariantRegistration] = [
         ImagePipelineCheck.run { ImagePipelineVariant(.runsStagesInOneBlock) }
     },
     /// Raises the queue's limit.
+    /// No dependencies: a width-1 queue and the stages in order, instead of the arrows.
+    .init("ImagePipeline.serialQueueInstead", "a width-1 queue in place of the dependencies", breaks: ImagePipelineCheck.edgesRespected) {
+        ImagePipelineCheck.run { SerialQueuePipeline() }
+    },
     .init("ImagePipeline.raisesLimit", "maxConcurrentOperationCount raised to 5", breaks: ImagePipelineCheck.withinLimit) {
         ImagePipelineCheck.run { ImagePipelineVariant(.raisesLimit) }
     },
