@@ -92,10 +92,22 @@ func pollingDescription(_ who: Localized, usage: ThreadUsage, seconds: Double) -
 }
 
 /// Watches an idle thread of the answer's for `seconds` and describes it if it polled.
+///
+/// A window counts only if this thread's own sleep of `seconds` was not held up: when the
+/// machine is so loaded that the process gets no CPU for a while (a container's CPU quota
+/// throttles every thread of it for up to 100 ms), a polling thread cannot wake up either,
+/// and one such window once let a thread that polls every millisecond look asleep. Up to five
+/// windows; a thread waiting on a condition shows no wake-up in any of them.
 func pollingWhileIdle(_ thread: KernelThread?, who: Localized, seconds: Double = 0.1) -> Localized? {
-    guard let thread, let before = thread.usage else { return nil }
-    let start = MonotonicClock.now()
-    Thread.sleep(forTimeInterval: seconds)
-    guard let after = thread.usage else { return nil }
-    return pollingDescription(who, usage: after - before, seconds: Double(MonotonicClock.now() - start) / 1e9)
+    guard let thread else { return nil }
+    for _ in 0..<5 {
+        guard let before = thread.usage else { return nil }
+        let start = MonotonicClock.now()
+        Thread.sleep(forTimeInterval: seconds)
+        let elapsed = Double(MonotonicClock.now() - start) / 1e9
+        guard let after = thread.usage else { return nil }
+        if let polling = pollingDescription(who, usage: after - before, seconds: elapsed) { return polling }
+        if elapsed <= seconds * 1.5 { return nil }  // a fair window, and it slept
+    }
+    return nil
 }
