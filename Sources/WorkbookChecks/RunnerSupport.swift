@@ -106,7 +106,9 @@ public enum RunnerMain {
                 exit(RunnerProtocol.usageExitCode)
             }
             if !RaceDetector.isActive { Console.line(RunnerProtocol.raceDetectorOffMarker) }
-            if case .failed = result { waitForSanitizerReport() }
+            if case let .failed(failure) = result {
+                waitForSanitizerReport(grace: failure.property.id == Property.finishes.id ? 1.5 : 0.3)
+            }
             exit(RunnerOutput.print(result, exercise: name, options: options))
         }
         checkThread.name = "check"
@@ -122,10 +124,12 @@ public enum RunnerMain {
 /// `llvm-symbolizer`, which took seconds on a loaded machine); meanwhile the check could time
 /// out waiting for that thread and report a deadlock — seen: 1 run in 90. TSan ends the process
 /// once the report is out, so waiting here costs nothing when it comes. The runner starts no
-/// child processes of its own: a child now is TSan's symbolizer.
-func waitForSanitizerReport() {
+/// child processes of its own: a child now is TSan's symbolizer. A deadlock verdict waits
+/// longer first (`grace`): on a loaded machine TSan had not yet started the symbolizer 300 ms
+/// after a racing read had stopped its thread (1 run in 20 of `ReadersWriters.cachedCopy`).
+func waitForSanitizerReport(grace: Double) {
     guard RaceDetector.isActive else { return }
-    usleep(300_000)
+    usleep(UInt32(grace * 1_000_000))
     let deadline = MonotonicClock.now() + 10_000_000_000
     while MonotonicClock.now() < deadline {
         var status: Int32 = 0

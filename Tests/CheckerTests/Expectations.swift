@@ -48,6 +48,10 @@ struct VariantsAreRejected {
             return
         }
         #expect(verdict.status == .failing, "\(variant.name) passed:\n\(verdict.report)")
+        if variant.breaks == VerdictProperty.crash {
+            #expect(verdict.report.contains("libdispatch") || verdict.report.contains("Fatal error") || verdict.report.contains("failed"),
+                    "\(variant.name): a crash verdict keeps the runtime's explanation:\n\(verdict.report)")
+        }
         #expect(verdict.failedProperty == variant.breaks,
                 "\(variant.name) failed for the wrong reason (\(verdict.failedProperty ?? "none")):\n\(verdict.report)")
     }

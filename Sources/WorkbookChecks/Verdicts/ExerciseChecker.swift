@@ -87,7 +87,15 @@ public struct ExerciseChecker: Sendable {
         else { return underSanitizer }
         let confirmed = withSchedule(verdict(exercise, entry: entry, file: file, outcome: plain, learnerFolder: learnerFolder, raceDetectorExpected: false),
                                      journal: journal)
-        guard confirmed.status == .done else { return confirmed }
+        guard confirmed.status == .done else {
+            // A crash both times: TSan's report has the crashing thread's frames and the trap's
+            // name (libdispatch's `__DISPATCH_WAIT_FOR_QUEUE__`, say); without TSan (and with the
+            // backtracer off) a trap leaves only its signal. Keep the telling one.
+            if confirmed.failedProperty == VerdictProperty.crash && underSanitizer.failedProperty == VerdictProperty.crash {
+                return underSanitizer
+            }
+            return confirmed
+        }
         let note = terminal.paint(t(Localized(
             "  (Under ThreadSanitizer this answer failed `\(underSanitizer.failedProperty ?? "?")`, and without it, it passed: ThreadSanitizer changes how some GCD calls behave — see docs/platforms.md. Counted as done.)",
             ja: "  （ThreadSanitizer 下ではこの解答は `\(underSanitizer.failedProperty ?? "?")` で失敗し、なしでは成功しました。ThreadSanitizer は一部の GCD の呼び出しの振る舞いを変えます（docs/platforms.md）。完了として扱います。）")), .dim)

@@ -92,3 +92,14 @@ final class ThreadLocalCounter: SafeCounterProtocol, @unchecked Sendable {
     func count(of page: String) -> Int { mine[page] ?? 0 }
     func snapshot() -> [String: Int] { mine }
 }
+
+/// `sync` onto its own serial queue from inside one of its blocks: the block waits for the
+/// queue, which waits for the block. libdispatch traps instead of hanging.
+final class SyncOntoItselfCounter: SafeCounterProtocol, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "variant.sync-onto-itself")
+    private var counts: [String: Int] = [:]
+
+    func increment(_ page: String) { queue.sync { queue.sync { counts[page, default: 0] += 1 } } }
+    func count(of page: String) -> Int { queue.sync { counts[page, default: 0] } }
+    func snapshot() -> [String: Int] { queue.sync { counts } }
+}

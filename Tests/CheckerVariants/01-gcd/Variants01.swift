@@ -8,6 +8,9 @@ let variants01: [VariantRegistration] = [
     .init("SafeCounter.publishedCopy", "reads from a copy published later", breaks: SafeCounterCheck.readsSeeWrites) {
         SafeCounterCheck.run { PublishedCopyCounter() }
     },
+    .init("SafeCounter.syncOntoItself", "a sync onto its own queue from inside it (libdispatch traps)", breaks: VerdictProperty.crash) {
+        SafeCounterCheck.run { SyncOntoItselfCounter() }
+    },
     .init("SafeCounter.neverSignalled", "an increment that blocks forever", breaks: .finishes) {
         SafeCounterCheck.run({ NeverSignalledCounter() }, options: shortDeadline)
     },
