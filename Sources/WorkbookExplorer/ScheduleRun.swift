@@ -197,7 +197,7 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
                 }
             }
             var choice = chooser.choose(step: records.count, ready: keys, defaultIndex: defaultIndex) {
-                let table = stepTable(records)
+                let table = stepTable(records, pending: keys)
                 return Explorer.ChoicePoint(step: records.count + 1,
                                             ready: keys.map { (mainActor.contains($0) ? .onMainActor(table.entity($0)) : table.entity($0), hasRun.contains($0), lastCheckpoint[$0]) },
                                             defaultChoice: defaultIndex, history: table.steps)
@@ -241,11 +241,11 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
     }
 
     /// The steps so far, to be named when someone asks (most schedules' steps never are).
-    private func stepTable(_ records: [StepRecord]) -> StepTable {
+    private func stepTable(_ records: [StepRecord], pending: [EntityKey] = []) -> StepTable {
         lock.lock()
         let arrivals = namedOnArrival
         lock.unlock()
-        return StepTable(records: records, names: arrivals.merging(names) { _, later in later }, timerOwners: timerOwners)
+        return StepTable(records: records, pending: pending, names: arrivals.merging(names) { _, later in later }, timerOwners: timerOwners)
     }
 
     /// Who is left waiting, and after which checkpoint; the body itself if it never passed one.
@@ -300,25 +300,31 @@ struct StepRecord: Sendable {
 
 /// A run's steps, named only when first asked for: a search runs thousands of schedules and
 /// looks at the names of one. Names: `nameTask` / `nameNextTasks` names, else tasks numbered in
-/// order of first appearance; an actor draining its queue; a timer, with the task that slept.
-final class StepTable: @unchecked Sendable {  // inputs never change; `named` is filled once, under `lock`
+/// order of first appearance (in the steps, then in `pending`: the entities ready at a choice
+/// point being shown); an actor draining its queue; a timer, with the task that slept.
+final class StepTable: @unchecked Sendable {  // inputs never change; the naming state is under `lock`
     let records: [StepRecord]
-    private let names: [EntityKey: String]
+    private let pending: [EntityKey]
     private let timerOwners: [EntityKey: EntityKey]
     private let lock = NSLock()
-    private var named: (entities: [EntityKey: Entity], steps: [ScheduleStep])?
+    private var entities: [EntityKey: Entity]
+    private var tasksNumbered = 0
+    private var named: [ScheduleStep]?
 
-    init(records: [StepRecord], names: [EntityKey: String], timerOwners: [EntityKey: EntityKey]) {
+    init(records: [StepRecord], pending: [EntityKey] = [], names: [EntityKey: String], timerOwners: [EntityKey: EntityKey]) {
         self.records = records
-        self.names = names
+        self.pending = pending
         self.timerOwners = timerOwners
+        entities = names.mapValues { .named($0) }
     }
 
-    var steps: [ScheduleStep] { resolve().steps }
+    var steps: [ScheduleStep] { lock.withLock { resolve() } }
 
     func entity(_ key: EntityKey) -> Entity {
-        let known = resolve().entities
-        return known[key] ?? (names[key].map(Entity.named) ?? .actor)
+        lock.withLock {
+            _ = resolve()
+            return name(key)
+        }
     }
 
     /// How many choices differed from the default scheduler (no naming needed).
@@ -328,34 +334,34 @@ final class StepTable: @unchecked Sendable {  // inputs never change; `named` is
         return count
     }
 
-    private func resolve() -> (entities: [EntityKey: Entity], steps: [ScheduleStep]) {
-        lock.lock()
-        defer { lock.unlock() }
-        if let named { return named }
-        var entities: [EntityKey: Entity] = names.mapValues { .named($0) }
-        var count = 0
-        func entity(_ key: EntityKey) -> Entity {
-            if let known = entities[key] { return known }
-            let made: Entity
-            if key.isTimer {
-                made = .timer(owner: timerOwners[key].map(entity))
-            } else if key.task != 0 {
-                count += 1
-                made = .task(count)
-            } else {
-                made = .actor
-            }
-            entities[key] = made
-            return made
+    /// Under `lock`.
+    private func name(_ key: EntityKey) -> Entity {
+        if let known = entities[key] { return known }
+        let made: Entity
+        if key.isTimer {
+            made = .timer(owner: timerOwners[key].map(name))
+        } else if key.task != 0 {
+            tasksNumbered += 1
+            made = .task(tasksNumbered)
+        } else {
+            made = .actor
         }
+        entities[key] = made
+        return made
+    }
+
+    /// Names every entity in order of appearance and builds the steps, once. Under `lock`.
+    private func resolve() -> [ScheduleStep] {
+        if let named { return named }
         var steps: [ScheduleStep] = []
         steps.reserveCapacity(records.count)
         for (index, record) in records.enumerated() {
-            let ready = record.candidates.map { record.mainActor.contains($0) ? Entity.onMainActor(entity($0)) : entity($0) }
+            let ready = record.candidates.map { record.mainActor.contains($0) ? Entity.onMainActor(name($0)) : name($0) }
             steps.append(ScheduleStep(number: index + 1, choice: record.choice, readyEntities: ready, who: ready[record.choice],
                                       checkpoints: record.checkpoints, defaultChoice: record.defaultChoice))
         }
-        named = (entities, steps)
-        return (entities, steps)
+        pending.forEach { _ = name($0) }
+        named = steps
+        return steps
     }
 }
