@@ -3,28 +3,31 @@ import WorkbookExplorer
 /// The explorer's structured values in the learner's language: who ran a step, how a schedule
 /// was found, how it ended.
 extension Entity {
+    /// English is the entity's own `description`; Japanese is said here.
     public var localized: Localized {
-        switch self {
-        case let .task(number): Localized("task \(number)", ja: "タスク \(number)")
-        case let .named(name): .verbatim(name)
-        case .actor: Localized("actor", ja: "アクター")
-        case let .timer(owner):
-            owner.map { Localized("timer (\($0.localized.en))", ja: "タイマー（\($0.localized.ja)）") } ?? Localized("timer", ja: "タイマー")
-        case let .onMainActor(entity): Localized("\(entity.localized.en) on MainActor", ja: "\(entity.localized.ja)（MainActor 上）")
+        let ja: String = switch self {
+        case let .task(number): "タスク \(number)"
+        case let .named(name): name
+        case .actor: "アクター"
+        case let .timer(owner): owner.map { "タイマー（\($0.localized.ja)）" } ?? "タイマー"
+        case let .onMainActor(entity): "\(entity.localized.ja)（MainActor 上）"
         }
+        return Localized(description, ja: ja)
     }
 }
 
 extension Search {
+    /// English is the search's own `description`; Japanese is said here.
     public var localized: Localized {
-        switch self {
-        case .exhaustive: Localized("exhaustive search", ja: "網羅探索")
-        case let .random(seed): Localized("random schedules, seed \(seed)", ja: "ランダムなスケジュール（シード \(seed)）")
-        case let .pct(seed, depth): Localized("PCT depth \(depth), seed \(seed)", ja: "PCT 深さ \(depth)（シード \(seed)）")
-        case .replay: Localized("replay", ja: "再現")
-        case .played: Localized("your choices", ja: "あなたの選択")
-        case let .thenFair(search): Localized("\(search.localized.en), then fair", ja: "\(search.localized.ja)、その後は公平に")
+        let ja: String = switch self {
+        case .exhaustive: "網羅探索"
+        case let .random(seed): "ランダムなスケジュール（シード \(seed)）"
+        case let .pct(seed, depth): "PCT 深さ \(depth)（シード \(seed)）"
+        case .replay: "再現"
+        case .played: "あなたの選択"
+        case let .thenFair(search): "\(search.localized.ja)、その後は公平に"
         }
+        return Localized(description, ja: ja)
     }
 }
 

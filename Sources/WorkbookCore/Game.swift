@@ -26,12 +26,5 @@ public struct Game: Sendable {
 
 extension ScheduleReport {
     /// The outcome as one line, in English: what a tally counts (`counter=1`, `deadlock: …`).
-    public var outcomeText: String {
-        switch outcome {
-        case let .completed(text): text
-        case let .failed(message): "failed: \(message)"
-        case let .deadlock(waiting): "deadlock: " + waiting.joined(separator: ", ")
-        case let .livelock(steps): "livelock after \(steps) steps"
-        }
-    }
+    public var outcomeText: String { outcome.description }
 }

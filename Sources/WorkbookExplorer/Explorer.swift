@@ -173,9 +173,9 @@ public enum Explorer {
             if let probe = failure ?? first {
                 var chooser = PrefixChooser(prefix: probe.token.choices)
                 let again = runOnce(&chooser, search: .replay, budget: budget, body)
-                if again.outcome != probe.outcome || again.steps.map(\.who) != probe.steps.map(\.who) {  // names: the one report whose steps are read
+                if again.outcome != probe.outcome || again.steps.map(\.who) != probe.steps.map(\.who) {
                     let cause = uncontrolled.isEmpty ? "" : "; work ran outside the explorer's control (\(uncontrolled.sorted().joined(separator: "; "))), which can do that too"
-                    sharedState = "the same schedule ran again ended differently (\(describe(probe.outcome)) the first time, \(describe(again.outcome)) the second)\(cause)"
+                    sharedState = "the same schedule ran again ended differently (\"\(probe.outcome)\" the first time, \"\(again.outcome)\" the second)\(cause)"
                 }
             }
             return Result(schedulesRun: schedules, failure: failure, exhausted: exhausted, outcomes: outcomes,
@@ -183,14 +183,6 @@ public enum Explorer {
                    depth: Depth(completeBound: completedBound, everySchedule: exhausted && failure == nil,
                                 randomSchedules: randomSchedules, pctSchedules: pctSchedules),
                    sharedState: sharedState)
-        }
-        func describe(_ outcome: ScheduleOutcome) -> String {
-            switch outcome {
-            case let .completed(text): "\"\(text)\""
-            case let .failed(message): "failed: \(message)"
-            case .deadlock: "a deadlock"
-            case let .livelock(steps): "a livelock after \(steps) steps"
-            }
         }
         /// Records a report; returns it if it failed. A schedule that hit the step cap is run
         /// again — its first half as it was, then fairly — and counts as a livelock only if

@@ -43,10 +43,8 @@ enum RuntimeHooks {
     nonisolated(unsafe) private static var previousMain: GlobalHook?
 
     /// True when the runtime offers the global hook (the explorer needs it); the others are used
-    /// where present (`timersAreVirtual`, main-actor control).
+    /// where present.
     static var available: Bool { globalSlot != nil }
-    /// True when `Task.sleep` and clock sleeps become virtual timers.
-    static var timersAreVirtual: Bool { delaySlot != nil && deadlineSlot != nil }
 
     /// The run a job belongs to, if any: the one the calling thread drives, or the active run
     /// when the job is one of its tasks resumed from elsewhere.
@@ -83,13 +81,8 @@ enum RuntimeHooks {
             previousDeadline = deadlineSlot.pointee
             deadlineSlot.pointee = { seconds, nanoseconds, toleranceSeconds, toleranceNanoseconds, clock, job, original in
                 if let run = DriverThread.current {
-                    // The deadline was computed from the real clock a moment ago: the delay is
-                    // rounded to whole milliseconds, so that moment (which varies) cannot change
-                    // the schedule, and sleeps of one length set together are due together.
                     let deadline = Duration.seconds(seconds) + .nanoseconds(nanoseconds)
-                    let delay = max(.zero, deadline - RuntimeHooks.now(clock: clock))
-                    let milliseconds = (delay + .microseconds(500)) / .milliseconds(1)
-                    run.addTimer(job, after: .milliseconds(Int64(milliseconds.rounded(.down))))
+                    run.addTimer(job, afterRealDelay: deadline - RuntimeHooks.now(clock: clock))
                 } else if let previous = RuntimeHooks.previousDeadline {
                     previous(seconds, nanoseconds, toleranceSeconds, toleranceNanoseconds, clock, job, original)
                 } else {

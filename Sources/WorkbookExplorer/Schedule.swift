@@ -39,7 +39,7 @@ public indirect enum Search: Sendable, Equatable, CustomStringConvertible {
         case let .random(seed): "random schedules, seed \(seed)"
         case let .pct(seed, depth): "PCT depth \(depth), seed \(seed)"
         case .replay: "replay"
-        case .played: "played"
+        case .played: "your choices"
         case let .thenFair(search): "\(search), then fair"
         }
     }
@@ -87,6 +87,18 @@ public enum ScheduleOutcome: Sendable, Equatable {
     public var isFailure: Bool {
         if case .completed = self { return false }
         return true
+    }
+}
+
+extension ScheduleOutcome: CustomStringConvertible {
+    /// One line in English, what a tally counts: `counter=1`, `failed: …`, `deadlock: …`.
+    public var description: String {
+        switch self {
+        case let .completed(text): text
+        case let .failed(message): "failed: \(message)"
+        case let .deadlock(waiting): "deadlock: " + waiting.joined(separator: ", ")
+        case let .livelock(steps): "livelock after \(steps) steps"
+        }
     }
 }
 

@@ -109,6 +109,15 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
         clock.add(.job(job), after: delay, owner: running)
     }
 
+    /// A job due after `delay` measured on a real clock (`ContinuousClock`, the runtime's
+    /// deadlines), whose "now" moved a little while the delay was computed: rounded to whole
+    /// milliseconds, so that moment cannot change the schedule and sleeps of one length set
+    /// together are due together.
+    func addTimer(_ job: UnownedJob, afterRealDelay delay: Duration) {
+        let milliseconds = (max(.zero, delay) + .microseconds(500)) / .milliseconds(1)
+        addTimer(job, after: .milliseconds(Int64(milliseconds.rounded(.down))))
+    }
+
     /// The entity whose step is running (driver thread only).
     var runningKey: EntityKey? { running }
 
@@ -270,21 +279,17 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
 @available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
 extension ScheduleRun: SchedulingExecutor {
     func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
-        addTimer(UnownedJob(job), after: Self.duration(delay, of: clock))
+        addTimer(UnownedJob(job), delay: delay, of: clock)
     }
 
     func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
-        addTimer(UnownedJob(job), after: Self.duration(clock.now.duration(to: instant), of: clock))
+        addTimer(UnownedJob(job), delay: clock.now.duration(to: instant), of: clock)
     }
 
-    /// A clock's duration as a `Duration`: exact for `ExplorerClock`; for other clocks (their
-    /// "now" is real time, which moves) rounded to whole milliseconds, so a sleep of one length
-    /// is due at one virtual time whatever the moment it was computed.
-    private static func duration<C: Clock>(_ value: C.Duration, of clock: C) -> Duration {
-        guard let duration = value as? Duration else { return .zero }
-        if clock is ExplorerClock { return max(.zero, duration) }
-        let milliseconds = (max(.zero, duration) + .microseconds(500)) / .milliseconds(1)
-        return .milliseconds(Int64(milliseconds.rounded(.down)))
+    /// Exact for `ExplorerClock` (virtual time); other clocks tell real time (`afterRealDelay`).
+    private func addTimer<C: Clock>(_ job: UnownedJob, delay: C.Duration, of clock: C) {
+        let duration = delay as? Duration ?? .zero
+        if clock is ExplorerClock { addTimer(job, after: duration) } else { addTimer(job, afterRealDelay: duration) }
     }
 }
 #endif
