@@ -307,10 +307,10 @@ public final class FakeClient: Sendable {
         }
         let second = releaseNewest()
         deadline = Date(timeIntervalSinceNow: 2)
-        var asleepInARow = 0
-        while running.contains(where: { $0 === second.reply }) && !stopped && Date() < deadline && asleepInARow < 2 {
+        var watch = second.reply.kernelThread.map(KernelThread.BlockedWatch.init)
+        while running.contains(where: { $0 === second.reply }) && !stopped && Date() < deadline {
             _ = condition.wait(until: Date(timeIntervalSinceNow: 0.001))
-            asleepInARow = second.reply.kernelThread?.state == .asleep ? asleepInARow + 1 : 0
+            if watch?.look() == true { break }
         }
         if first.reply.paused {
             trace.record(running.contains(where: { $0 === second.reply })

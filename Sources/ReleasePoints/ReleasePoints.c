@@ -25,8 +25,6 @@ void workbook_arm_release_point(int count, workbook_release_handler handler, voi
     armedContext = left ? context : NULL;
 }
 
-int workbook_release_points_left(void) { return left; }
-
 void workbook_release_point_reached(void) {
     if (left == 0 || --left > 0) return;
     workbook_release_handler handler = armedHandler;

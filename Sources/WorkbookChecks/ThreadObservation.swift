@@ -59,15 +59,8 @@ func waitUntilBlocked(_ thread: KernelThread?, maxSeconds: Double = 2) {
     observationWindow()
     guard let thread else { return }
     let deadline = MonotonicClock.now() + UInt64(maxSeconds * 1e9)
-    var asleepInARow = 0
-    while asleepInARow < 2 && MonotonicClock.now() < deadline {
-        switch thread.state {
-        case .asleep: asleepInARow += 1
-        case .running: asleepInARow = 0
-        case .gone: return
-        }
-        usleep(1_000)
-    }
+    var watch = KernelThread.BlockedWatch(thread)
+    while !watch.look() && MonotonicClock.now() < deadline { usleep(1_000) }
 }
 
 /// A sentence about a thread that polled instead of waiting — it went to sleep and woke up

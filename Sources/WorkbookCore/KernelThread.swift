@@ -81,6 +81,23 @@ public struct KernelThread: Sendable {
         return ThreadUsage(cpuSeconds: (user + system) / max(ticksPerSecond, 1), sleeps: sleeps, preemptions: nil)
     }
 
+    /// Tells a blocked thread from one merely between two steps: blocked means asleep in two
+    /// looks in a row, about a millisecond apart (or gone). `look()` is true once it is.
+    public struct BlockedWatch: Sendable {
+        public let thread: KernelThread
+        private var asleepInARow = 0
+        public init(_ thread: KernelThread) { self.thread = thread }
+
+        public mutating func look() -> Bool {
+            switch thread.state {
+            case .asleep: asleepInARow += 1
+            case .running: asleepInARow = 0
+            case .gone: return true
+            }
+            return asleepInARow >= 2
+        }
+    }
+
     /// Asleep: blocked in the kernel (a wait, a lock, a sleep). Gone: the thread has ended.
     public var state: State {
         guard let text = try? String(contentsOfFile: "/proc/self/task/\(tid)/stat", encoding: .utf8),

@@ -117,7 +117,7 @@ public enum Explorer {
 
     // MARK: Internals
 
-    static let oneRunAtATime = NSLock()
+    private static let oneRunAtATime = NSLock()
 
     /// Explorations run on a thread of their own: never on a Swift concurrency thread, whose
     /// pool the explored code must not depend on.

@@ -10,8 +10,6 @@ bool workbook_release_points_available(void);
 /// Pauses the calling thread after its `count`-th release from now: calls `handler(context)`
 /// there, once, with the thread disarmed. `count` 0 disarms.
 void workbook_arm_release_point(int count, workbook_release_handler handler, void *context);
-/// Releases left before the armed point (0 when disarmed or reached).
-int workbook_release_points_left(void);
 
 // For the interposers.
 void workbook_release_point_reached(void);
