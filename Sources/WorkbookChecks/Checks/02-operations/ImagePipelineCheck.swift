@@ -152,24 +152,29 @@ public enum ImagePipelineCheck {
             }
         }, waiting: { gate.update { $0.scheduleWaits = true } })
         let additions = QuietState<[RecordingQueue.Addition]>([])
-        let suspended = QuietState<OperationQueue?>(nil)
-        @Sendable func queueIsSuspended() -> Bool { suspended.current?.isSuspended ?? false }
+        let checkedQueue = QuietState<OperationQueue?>(nil)
+        @Sendable func queueHasRoom() -> Bool {
+            guard let queue = checkedQueue.current, !queue.isSuspended else { return false }
+            let width = queue.maxConcurrentOperationCount
+            let running = stages.madeOperations.filter { $0.operation.isExecuting }.count
+            return width == OperationQueue.defaultMaxConcurrentOperationCount || running < width
+        }
         let queue = RecordingQueue(additions: additions, added: {
             // An operation the queue may start now although a stage it needs is missing from
             // its dependencies: give the queue its chance to start it before schedule goes on.
             let wrongly = wronglyReady(stages, queued: Set(additions.current.map(\.operation)))
             guard !wrongly.isEmpty else { return }
             gate.update { gate in for (stage, had) in wrongly where gate.wronglyReady[stage] == nil { gate.wronglyReady[stage] = had } }
-            // A suspended queue starts nothing: no chance to give, only the record above. Nor
-            // does a queue whose width the answer changed (to 1, say, with a held stage running):
-            // the graph check reports the changed setting instead of a schedule that never returns.
-            guard !queueIsSuspended(), suspended.current?.maxConcurrentOperationCount == limit else { return }
+            // Only a queue with room can start it: not a suspended one, and not one whose
+            // every slot is taken by a running stage (download, held; or a width the answer
+            // narrowed to 1). Then there is no chance to give, only the record above.
+            guard queueHasRoom() else { return }
             gate.wait(seconds: 1) { !$0.begun.isDisjoint(with: wrongly.keys) }
         }, waits: { gate.update { $0.scheduleWaits = true } })
         queue.maxConcurrentOperationCount = limit
-        suspended.update { $0 = queue }
+        checkedQueue.update { $0 = queue }
         defer {
-            suspended.update { $0 = nil }
+            checkedQueue.update { $0 = nil }
             withExtendedLifetime((stages, queue)) {}
         }
         let returned = returnsWithin(seconds: options.deadlockSeconds) {
