@@ -5,7 +5,10 @@ import WorkbookCore
 /// records every access on a trace so the check can see which ones overlapped.
 ///
 /// It is thread-safe on the inside (a lock guards its own bookkeeping), so a wrong answer is
-/// reported as an overlap rather than crashing; the lesson is the queue around it.
+/// reported as an overlap rather than crashing; the lesson is the queue around it. That
+/// bookkeeping runs `RaceDetector.quietly`: its lock is the check's, not the answer's, and
+/// ThreadSanitizer would otherwise take it as ordering between the answer's writer and its
+/// readers and hide a race on the answer's own state.
 public final class InstrumentedStorage: Sendable {
     /// A read overlapped a write, or two writes overlapped.
     public struct Overlap: Sendable, Equatable {
@@ -40,38 +43,54 @@ public final class InstrumentedStorage: Sendable {
     }
 
     public func read(_ key: String) -> Int? {
-        let label = "read \(key)"
-        enter(label, isWrite: false)
-        defer { leave(label, isWrite: false) }
-        insideRead.current?()
-        busyWork()
-        return values.withLock { $0[key] }
+        RaceDetector.quietly {
+            let label = "read \(key)"
+            enter(label, isWrite: false)
+            defer { leave(label, isWrite: false) }
+            insideRead.current?()
+            busyWork()
+            return values.withLock { $0[key] }
+        }
     }
 
     public func write(_ key: String, _ value: Int) {
-        let label = "write \(key)=\(value)"
-        enter(label, isWrite: true)
-        defer { leave(label, isWrite: true) }
-        insideWrite.current?()
-        busyWork()
-        values.withLock { $0[key] = value }
+        RaceDetector.quietly {
+            let label = "write \(key)=\(value)"
+            enter(label, isWrite: true)
+            defer { leave(label, isWrite: true) }
+            insideWrite.current?()
+            busyWork()
+            values.withLock { $0[key] = value }
+        }
     }
 
     // MARK: For the check
 
-    public var currentStatistics: Statistics { statistics.current }
+    public var currentStatistics: Statistics { RaceDetector.quietly { statistics.current } }
+
+    /// Waits up to `seconds` until `count` writes have begun; true if they have.
+    public func waitForWritesToBegin(_ count: Int, seconds: Double) -> Bool {
+        let deadline = MonotonicClock.now() + UInt64(seconds * 1e9)
+        while RaceDetector.quietly({ statistics.current.writes }) < count {
+            guard MonotonicClock.now() < deadline else { return false }
+            usleep(100)
+        }
+        return true
+    }
 
     /// Runs `hook` inside every read from now on (the check uses it to hold a reader inside).
-    public func whileInsideRead(_ hook: (@Sendable () -> Void)?) { insideRead.withLock { $0 = hook } }
+    public func whileInsideRead(_ hook: (@Sendable () -> Void)?) { RaceDetector.quietly { insideRead.withLock { $0 = hook } } }
 
     /// Runs `hook` inside every write from now on (the check uses it to hold a writer inside).
-    public func whileInsideWrite(_ hook: (@Sendable () -> Void)?) { insideWrite.withLock { $0 = hook } }
+    public func whileInsideWrite(_ hook: (@Sendable () -> Void)?) { RaceDetector.quietly { insideWrite.withLock { $0 = hook } } }
 
     /// Waits up to `seconds` for the first overlap; true if there was one.
     public func waitForOverlap(seconds: Double) -> Bool {
-        guard firstOverlap.wait(timeout: .now() + seconds) == .success else { return false }
-        firstOverlap.signal()
-        return true
+        RaceDetector.quietly {
+            guard firstOverlap.wait(timeout: .now() + seconds) == .success else { return false }
+            firstOverlap.signal()
+            return true
+        }
     }
 
     private func enter(_ label: String, isWrite: Bool) {

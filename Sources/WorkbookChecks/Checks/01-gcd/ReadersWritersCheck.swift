@@ -4,8 +4,9 @@ import WorkbookCore
 
 /// Checks exercise 01-gcd/ReadersWriters.
 ///
-/// 0. No data race: two threads take turns writing and reading (`runInTurns`), so state of the
-///    answer's own read off the queue is reported by ThreadSanitizer every run. Then a writer is
+/// 0. No data race: two threads take turns writing and reading (`runInTurns`; a write's turn
+///    lasts until the write has begun in the storage), so state of the answer's own read off
+///    the queue is reported by ThreadSanitizer every run. Then a writer is
 ///    held inside the storage while a reader tries: a read that bypasses the queue walks in.
 /// 1. A write runs alone. First a probe: a reader is held inside `storage.read`, then another
 ///    thread writes; a write that enters while the reader is inside is an overlap. The reader
@@ -104,22 +105,31 @@ public enum ReadersWritersCheck {
         }) else { return .deadlock(trace: Trace(), options: options, doing: "setValue(_:forKey:) / value(forKey:)") }
         let storage = InstrumentedStorage()
         let store = make(storage)
+        // A write's turn ends once the write has begun inside the storage (an asynchronous
+        // barrier block may start later). The read that follows then comes after the write in
+        // real time, and nothing the read's thread does can be ordered before the write. When
+        // the read came first, the dispatch worker that later ran the write had sometimes been
+        // ordered after it already (a worker inherits what the thread that started it, or the
+        // blocks it ran before, had seen), and TSan stayed silent: seen in 1 run in 10 on a
+        // busy machine, every write running after every read.
+        let writeBegun = { @Sendable (count: Int) in _ = storage.waitForWritesToBegin(count, seconds: 2) }
         let calls: [(thread: Int, label: String, body: @Sendable () -> Void)] = [
-            (0, "setValue(1, forKey: \"k\")", { store.setValue(1, forKey: "k") }),
+            (0, "setValue(1, forKey: \"k\")", { store.setValue(1, forKey: "k"); writeBegun(1) }),
             (1, "value(forKey: \"k\")", { _ = store.value(forKey: "k") }),
-            (1, "setValue(2, forKey: \"j\")", { store.setValue(2, forKey: "j") }),
+            (1, "setValue(2, forKey: \"j\")", { store.setValue(2, forKey: "j"); writeBegun(2) }),
             (0, "value(forKey: \"j\")", { _ = store.value(forKey: "j") }),
             (0, "value(forKey: \"k\")", { _ = store.value(forKey: "k") }),
         ]
-        let stuck = runInTurns(threads: 2, deadlineSeconds: options.deadlockSeconds, steps: calls.map { call in
-            (call.thread, { storage.trace.span(call.label) { call.body() } })
-        })
+        // The threads record nothing while they take turns; the trace is written afterwards.
+        let stuck = runInTurns(threads: 2, deadlineSeconds: options.deadlockSeconds, steps: calls.map { ($0.thread, $0.body) })
         guard let stuck else {
             // Let queued writes run before the next step.
             _ = withDeadline(seconds: options.deadlockSeconds) { store.value(forKey: "k") }
             return nil
         }
-        return .deadlock(trace: storage.trace, options: options, doing: calls[stuck].label)
+        let trace = Trace()
+        for call in calls.prefix(stuck + 1) { trace.record(call.label, lane: "T\(call.thread + 1)") }
+        return .deadlock(trace: trace, options: options, doing: calls[stuck].label)
     }
 
     /// Holds one reader inside the storage and lets a writer try to get in.

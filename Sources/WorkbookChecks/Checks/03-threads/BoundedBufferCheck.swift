@@ -166,12 +166,8 @@ public enum BoundedBufferCheck {
         guard returnsWithin(seconds: options.deadlockSeconds, { trace.span("put(\(item))") { buffer.put(item) } }) else {
             return .deadlock(trace: trace, options: options, doing: "put(\(item)) into an empty buffer while a take() waits")
         }
-        switch take.awaitWake(seconds: options.deadlockSeconds / 2, conditions: LearnerConditions(in: buffer)) {
-        case .returned: break
-        case .onlyAfterExtraBroadcast:
-            return missedWakeup(waiter: "take()", change: "put(\(item))", trace: trace, options: options)
-        case .stuck:
-            return .deadlock(trace: trace, options: options, doing: "take() after put(\(item)) into the empty buffer it waited on")
+        if let failure = wakeFailure(take, in: buffer, after: "put(\(item))", stuck: "take() after put(\(item)) into the empty buffer it waited on", trace: trace, options: options) {
+            return failure
         }
         if take.value != item {
             return CheckFailure(everyItemOnce, observed: Localized(
@@ -203,12 +199,8 @@ public enum BoundedBufferCheck {
         guard let first = withDeadline(seconds: options.deadlockSeconds, { trace.span("take()") { buffer.take() } }) else {
             return .deadlock(trace: trace, options: options, doing: "take() from a full buffer while a put waits")
         }
-        switch put.awaitWake(seconds: options.deadlockSeconds / 2, conditions: LearnerConditions(in: buffer)) {
-        case .returned: break
-        case .onlyAfterExtraBroadcast:
-            return missedWakeup(waiter: "put(\(items[2]))", change: "take()", trace: trace, options: options)
-        case .stuck:
-            return .deadlock(trace: trace, options: options, doing: "put(\(items[2])) after a take() made room in the full buffer it waited on")
+        if let failure = wakeFailure(put, in: buffer, after: "take()", stuck: "put(\(items[2])) after a take() made room in the full buffer it waited on", trace: trace, options: options) {
+            return failure
         }
         guard let rest = withDeadline(seconds: options.deadlockSeconds, { [buffer.take(), buffer.take()] }) else {
             return .deadlock(trace: trace, options: options, doing: "take() twice from a buffer holding 2 items")
@@ -225,6 +217,16 @@ public enum BoundedBufferCheck {
                 ja: "put(\(items[0]))、put(\(items[1]))、待っていた put(\(items[2])) の後、take() は \(taken) を返しました。\(items) のはずです。"), events: trace.events)
         }
         return polling(put, state: Localized("a full buffer", ja: "満杯のバッファ"), trace: trace)
+    }
+
+    /// Waits for a blocked call to return after `change` made its condition true: nil when it
+    /// did, a missed wake-up when only an extra broadcast from the check let it out, else a deadlock.
+    static func wakeFailure(_ call: BlockingCall<some Sendable>, in buffer: any BoundedBufferProtocol, after change: String, stuck: String, trace: Trace, options: CheckOptions) -> CheckFailure? {
+        switch call.awaitWake(seconds: options.deadlockSeconds / 2, conditions: LearnerConditions(in: buffer)) {
+        case .returned: return nil
+        case .onlyAfterExtraBroadcast: return missedWakeup(waiter: call.label, change: change, trace: trace, options: options)
+        case .stuck: return .deadlock(trace: trace, options: options, doing: stuck)
+        }
     }
 
     static func polling(_ call: BlockingCall<some Sendable>, state: Localized, trace: Trace) -> CheckFailure? {
