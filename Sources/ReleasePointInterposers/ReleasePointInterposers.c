@@ -1,3 +1,6 @@
+// Two jobs, both in the runners on Linux: release points, and barrier work items under TSan
+// (see its MARK below).
+//
 // Takes the calls that release something another thread may be waiting for —
 // `pthread_mutex_unlock` (NSLock, NSCondition, NSRecursiveLock), `dispatch_semaphore_signal`,
 // `dispatch_group_leave`, and the return from `dispatch_sync` / `dispatch_barrier_sync` — does
@@ -33,11 +36,15 @@ long dispatch_semaphore_signal(dispatch_semaphore_t semaphore);
 void dispatch_group_leave(dispatch_group_t group);
 void dispatch_sync(dispatch_queue_t queue, dispatch_block_t block);
 void dispatch_barrier_sync(dispatch_queue_t queue, dispatch_block_t block);
+void dispatch_async(dispatch_queue_t queue, dispatch_block_t block);
+void dispatch_barrier_async(dispatch_queue_t queue, dispatch_block_t block);
 INTERCEPTORS(pthread_mutex_unlock)
 INTERCEPTORS(dispatch_semaphore_signal)
 INTERCEPTORS(dispatch_group_leave)
 INTERCEPTORS(dispatch_sync)
 INTERCEPTORS(dispatch_barrier_sync)
+INTERCEPTORS(dispatch_async)
+INTERCEPTORS(dispatch_barrier_async)
 
 static void *next(const char *name) {
     void *found = dlsym(RTLD_NEXT, name);
@@ -77,7 +84,62 @@ void dispatch_group_leave(dispatch_group_t group) {
     workbook_release_point_reached();
 }
 
+// MARK: Barrier work items under ThreadSanitizer
+//
+// A block made by `dispatch_block_create` — Swift's `DispatchWorkItem`, and `async`/`sync` given a
+// QoS or flags besides `.barrier` alone — carries its flags inside, and libdispatch honours a
+// barrier flag found there. TSan's `dispatch_async`/`dispatch_sync` interceptors do not look: they
+// hand libdispatch a plain function (`dispatch_async_f`), so under TSan such a barrier is no
+// barrier at all, and a correct answer's writes were reported racing with its reads. Here, with
+// TSan linked, a block flagged as a barrier goes to TSan's barrier interceptor instead: the block
+// runs as a barrier, and TSan knows it. (`dispatch_group_async` and `dispatch_after` are not
+// redirected; the Swift overlay uses them for `async(group:flags:)` and `asyncAfter(flags:)`.)
+
+// The flags of a `dispatch_block_create` block: libdispatch's layout (block.cpp,
+// `_dispatch_block_get_data`) — a block whose invoke function is `_dispatch_block_special_invoke`
+// captures its private data right after the block header, magic number first.
+struct block_header { void *isa; int flags; int reserved; void *invoke; void *descriptor; };
+struct private_block_data { unsigned long magic; unsigned long flags; };
+enum { private_block_data_magic = 0xD159B10C, block_flag_barrier = 0x1 };
+
+static int is_barrier_block(dispatch_block_t block) {
+    static void *const *special_invoke;  // the address of libdispatch's function pointer
+    static int looked_up;
+    if (!__atomic_load_n(&looked_up, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&special_invoke, dlsym(RTLD_DEFAULT, "_dispatch_block_special_invoke"), __ATOMIC_RELAXED);
+        __atomic_store_n(&looked_up, 1, __ATOMIC_RELEASE);
+    }
+    void *const *invoke = __atomic_load_n(&special_invoke, __ATOMIC_RELAXED);
+    if (!block || !invoke) return 0;
+    const struct block_header *header = block;
+    if (header->invoke != *invoke) return 0;
+    const struct private_block_data *data = (const void *)(header + 1);
+    return data->magic == private_block_data_magic && (data->flags & block_flag_barrier);
+}
+
+// TSan's barrier interceptor for `name`, or NULL without TSan (then nothing is redirected:
+// libdispatch itself reads the flag).
+#define BARRIER_INTERCEPTOR(name) \
+    (___interceptor_##name ? ___interceptor_##name : __interceptor_##name ? __interceptor_##name : NULL)
+
+void dispatch_async(dispatch_queue_t queue, dispatch_block_t block) {
+    if (is_barrier_block(block)) {
+        __typeof__(&dispatch_barrier_async) barrier = BARRIER_INTERCEPTOR(dispatch_barrier_async);
+        if (barrier) { barrier(queue, block); return; }
+    }
+    FORWARD(dispatch_async);
+    real(queue, block);
+}
+
 void dispatch_sync(dispatch_queue_t queue, dispatch_block_t block) {
+    if (is_barrier_block(block)) {
+        __typeof__(&dispatch_barrier_sync) barrier = BARRIER_INTERCEPTOR(dispatch_barrier_sync);
+        if (barrier) {
+            barrier(queue, block);
+            workbook_release_point_reached();
+            return;
+        }
+    }
     FORWARD(dispatch_sync);
     real(queue, block);
     workbook_release_point_reached();

@@ -99,3 +99,52 @@ final class OneLockStore: ReadersWritersProtocol {
     func value(forKey key: String) -> Int? { lock.withLock { storage.read(key) } }
     func setValue(_ value: Int, forKey key: String) { lock.withLock { storage.write(key, value) } }
 }
+
+/// Counts reads in a plain read block: reads run side by side, so the count is raced.
+final class CountsReadsStore: ReadersWritersProtocol, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "variant.counts-reads", attributes: .concurrent)
+    private let storage: InstrumentedStorage
+    private var reads = 0
+    init(storage: InstrumentedStorage) { self.storage = storage }
+    func value(forKey key: String) -> Int? {
+        queue.sync {
+            reads += 1
+            return storage.read(key)
+        }
+    }
+    func setValue(_ value: Int, forKey key: String) { queue.async(flags: .barrier) { self.storage.write(key, value) } }
+}
+
+/// A correct answer whose barriers are work items (`DispatchWorkItem(flags: .barrier)`, or
+/// `async`/`sync` given a QoS beside the flag) and which counts its writes on the queue.
+/// libdispatch reads such a barrier from inside the block; ThreadSanitizer's interceptors do not,
+/// and the runners' interposers send it to TSan's barrier entry point.
+final class WorkItemBarrierStore: ReadersWritersProtocol, @unchecked Sendable {
+    enum Style { case asyncWorkItem, asyncWithQoS, syncWorkItem }
+    private let queue = DispatchQueue(label: "variant.work-item-barrier", attributes: .concurrent)
+    private let storage: InstrumentedStorage
+    private let style: Style
+    private var writes = 0
+    init(storage: InstrumentedStorage, style: Style) {
+        self.storage = storage
+        self.style = style
+    }
+    convenience init(storage: InstrumentedStorage) { self.init(storage: storage, style: .asyncWorkItem) }
+    func value(forKey key: String) -> Int? {
+        queue.sync {
+            _ = writes
+            return storage.read(key)
+        }
+    }
+    func setValue(_ value: Int, forKey key: String) {
+        let write = { @Sendable in
+            self.writes += 1
+            self.storage.write(key, value)
+        }
+        switch style {
+        case .asyncWorkItem: queue.async(execute: DispatchWorkItem(flags: .barrier, block: write))
+        case .asyncWithQoS: queue.async(qos: .userInitiated, flags: .barrier, execute: write)
+        case .syncWorkItem: queue.sync(execute: DispatchWorkItem(flags: .barrier, block: write))
+        }
+    }
+}

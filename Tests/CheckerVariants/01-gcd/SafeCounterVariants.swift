@@ -103,3 +103,14 @@ final class SyncOntoItselfCounter: SafeCounterProtocol, @unchecked Sendable {
     func count(of page: String) -> Int { queue.sync { counts[page, default: 0] } }
     func snapshot() -> [String: Int] { queue.sync { counts } }
 }
+
+/// A correct answer: a concurrent queue whose increments are barrier work items.
+final class WorkItemBarrierCounter: SafeCounterProtocol, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "variant.work-item-barrier", attributes: .concurrent)
+    private var counts: [String: Int] = [:]
+    func increment(_ page: String) {
+        queue.async(execute: DispatchWorkItem(flags: .barrier) { self.counts[page, default: 0] += 1 })
+    }
+    func count(of page: String) -> Int { queue.sync { counts[page] ?? 0 } }
+    func snapshot() -> [String: Int] { queue.sync { counts } }
+}

@@ -26,6 +26,9 @@ let variants01: [VariantRegistration] = [
     .init("SafeCounter.concurrentQueue", "a concurrent queue without barriers", breaks: VerdictProperty.dataRace) {
         SafeCounterCheck.run { ConcurrentQueueCounter() }
     },
+    .init("SafeCounter.workItemBarrier", "a correct answer: a concurrent queue, increments as barrier work items", breaks: passesTheCheck) {
+        SafeCounterCheck.run { WorkItemBarrierCounter() }
+    },
     .init("SafeCounter.threadLocal", "counts kept per thread instead of one shared dictionary", breaks: SafeCounterCheck.noLostUpdate) {
         SafeCounterCheck.run { ThreadLocalCounter() }
     },
@@ -47,6 +50,18 @@ let variants01: [VariantRegistration] = [
     },
     .init("ReadersWriters.cachedCopy", "a copy written in the barrier and read off the queue", breaks: VerdictProperty.dataRace) {
         ReadersWritersCheck.run { CachedCopyStore(storage: $0) }
+    },
+    .init("ReadersWriters.countsReads", "a count of reads kept in the plain read block", breaks: VerdictProperty.dataRace) {
+        ReadersWritersCheck.run { CountsReadsStore(storage: $0) }
+    },
+    .init("ReadersWriters.workItemBarrier", "a correct answer: barriers as DispatchWorkItem(flags: .barrier), a write count kept on the queue", breaks: passesTheCheck) {
+        ReadersWritersCheck.run { WorkItemBarrierStore(storage: $0, style: .asyncWorkItem) }
+    },
+    .init("ReadersWriters.barrierWithQoS", "a correct answer: async(qos:flags: .barrier), a write count kept on the queue", breaks: passesTheCheck) {
+        ReadersWritersCheck.run { WorkItemBarrierStore(storage: $0, style: .asyncWithQoS) }
+    },
+    .init("ReadersWriters.syncWorkItemBarrier", "a correct answer: sync(execute:) of a barrier work item, a write count kept on the queue", breaks: passesTheCheck) {
+        ReadersWritersCheck.run { WorkItemBarrierStore(storage: $0, style: .syncWorkItem) }
     },
     .init("ReadersWriters.globalQueueBarrier", "a barrier on a global queue, where it does nothing", breaks: ReadersWritersCheck.writeAlone) {
         ReadersWritersCheck.run { GlobalQueueBarrierStore(storage: $0) }

@@ -118,6 +118,9 @@ public enum ReadersWritersCheck {
             (1, "value(forKey: \"k\")", { _ = store.value(forKey: "k") }),
             (1, "setValue(2, forKey: \"j\")", { store.setValue(2, forKey: "j"); writeBegun(2) }),
             (0, "value(forKey: \"j\")", { _ = store.value(forKey: "j") }),
+            // Two reads in a row on two threads, no write between: state a read changes (a
+            // count, a "last key") inside a plain read block is an unordered pair.
+            (1, "value(forKey: \"j\")", { _ = store.value(forKey: "j") }),
             (0, "value(forKey: \"k\")", { _ = store.value(forKey: "k") }),
         ]
         // The threads record nothing while they take turns; the trace is written afterwards.
