@@ -1,7 +1,7 @@
 import Testing
 @testable import WorkbookCore
 
-@Suite("Chapter options")
+@Suite("Chapter options", .workbookSelfTest)
 struct ChapterOptionsTests {
     @Test("no flags means the REPL")
     func defaults() throws {
@@ -49,7 +49,7 @@ struct ChapterOptionsTests {
     }
 }
 
-@Suite("Outcome tally")
+@Suite("Outcome tally", .workbookSelfTest)
 struct OutcomeTallyTests {
     @Test("counts outcomes, classifies them and renders a table")
     func tally() {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import WorkbookCore
 
-@Suite("Paced pipe writes")
+@Suite("Paced pipe writes", .workbookSelfTest)
 struct PacedPipeWriterTests {
     /// A report like the long ones: box drawing, Japanese, 30 KB.
     static let report = (0..<400).map { "行 \($0) ━━ データ競合 ─ a line of the report \($0)" }.joined(separator: "\n") + "\n"

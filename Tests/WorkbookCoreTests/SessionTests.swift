@@ -70,7 +70,7 @@ func session(input: [String], language: Language = .en) -> (Session, Transcript)
     return (session, transcript)
 }
 
-@Suite("REPL")
+@Suite("REPL", .workbookSelfTest)
 struct SessionTests {
     @Test("lists, runs with knobs, explains and quits on piped input without prompts")
     func pipedSession() async {

@@ -1,7 +1,7 @@
 import Testing
 @testable import WorkbookCore
 
-@Suite("Timeline")
+@Suite("Timeline", .workbookSelfTest)
 struct TimelineTests {
     func events(_ list: [(UInt64, String, String, Trace.Kind)]) -> [Trace.Event] {
         list.enumerated().map { Trace.Event(sequence: $0.offset, time: $0.element.0, lane: $0.element.1, label: $0.element.2, kind: $0.element.3) }
@@ -56,7 +56,7 @@ struct TimelineTests {
     }
 }
 
-@Suite("Trace")
+@Suite("Trace", .workbookSelfTest)
 struct TraceTests {
     @Test("names threads main, T1, T2 in order of first appearance")
     func laneNames() async {

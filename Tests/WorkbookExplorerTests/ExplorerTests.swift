@@ -3,7 +3,7 @@ import Testing
 @testable import WorkbookExplorer
 import WorkbookCore
 
-@Suite("The explorer finds")
+@Suite("The explorer finds", .workbookSelfTest)
 struct ExplorerFinds {
     @Test("a lost update on an actor across await, with at most one preemption")
     func lostUpdate() throws {
@@ -80,7 +80,7 @@ struct ExplorerFinds {
     }
 }
 
-@Suite("The explorer raises no false alarm")
+@Suite("The explorer raises no false alarm", .workbookSelfTest)
 struct ExplorerNoFalseAlarm {
     @Test("on an atomic increment, in every schedule within two preemptions")
     func atomicIncrement() {
@@ -109,7 +109,7 @@ struct ExplorerNoFalseAlarm {
     }
 }
 
-@Suite("The explorer is deterministic")
+@Suite("The explorer is deterministic", .workbookSelfTest)
 struct ExplorerDeterminism {
     @Test("the same seed gives the same schedule, 100 times")
     func sameSeed() {
@@ -152,7 +152,7 @@ struct ExplorerDeterminism {
     }
 }
 
-@Suite("The explorer reports")
+@Suite("The explorer reports", .workbookSelfTest)
 struct ExplorerReports {
     @Test("a continuation resumed from a Dispatch thread as uncontrolled, not as a failure")
     func uncontrolled() {
@@ -193,7 +193,7 @@ struct ExplorerReports {
     }
 }
 
-@Suite("The explorer's choices")
+@Suite("The explorer's choices", .workbookSelfTest)
 struct ExplorerChoices {
     @Test("a task that has not run yet is listed as a task, numbered, never as an actor")
     func unstartedTasksAreTasks() {

@@ -3,7 +3,7 @@ import Testing
 import WorkbookExplorer
 
 /// Sleeps, clocks and the main actor under the explorer.
-@Suite("Time and the main actor under the explorer")
+@Suite("Time and the main actor under the explorer", .workbookSelfTest)
 struct TimeTests {
     @Test("a polling loop starved by an unfair chooser is not a livelock", arguments: [
         Explorer.Strategy.pct(seed: 1, depth: 3), .pct(seed: 2, depth: 2), .random(seed: 3), .exhaustive(maxPreemptions: 2),

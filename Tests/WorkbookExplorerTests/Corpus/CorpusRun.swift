@@ -11,7 +11,7 @@ import WorkbookExplorer
 /// `WORKBOOK_EXPLORER_CORPUS_TRAPS=1` runs the trapping cases too (the process dies at the first
 /// one, so pair it with `_ONLY`); `WORKBOOK_EXPLORER_CORPUS_PLAIN=1` (alone, in a process of its
 /// own) runs every correct body once without the explorer, as a sanity check of the corpus.
-@Suite("Explorer regression corpus", .serialized)
+@Suite("Explorer regression corpus", .serialized, .workbookSelfTest)
 struct CorpusRun {
     static let environment = ProcessInfo.processInfo.environment
 
