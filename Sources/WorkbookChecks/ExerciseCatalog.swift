@@ -55,10 +55,14 @@ public struct ExerciseCatalog: Decodable, Sendable {
 
 extension ExerciseCatalog.Entry {
     /// The hints in the order to show them after `property` failed: the ones written for that
-    /// property first, then the rest in their layered order.
+    /// property first — the most specific (naming the fewest properties) before the general
+    /// ones, so a race in an answer that has its queue gets "move that access inside", not
+    /// "add a queue" — then the rest in their layered order.
     public func hints(after property: String?) -> [ExerciseCatalog.Hint] {
         guard let property else { return hints }
-        let matching = hints.filter { $0.properties.contains(property) }
+        let matching = hints.enumerated().filter { $0.element.properties.contains(property) }
+            .sorted { ($0.element.properties.count, $0.offset) < ($1.element.properties.count, $1.offset) }
+            .map(\.element)
         return matching + hints.filter { !$0.properties.contains(property) }
     }
 }
