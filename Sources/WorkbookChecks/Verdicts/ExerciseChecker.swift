@@ -203,7 +203,9 @@ public struct ExerciseChecker: Sendable {
 
     /// The hint for the property that failed (or the first layer), and where the others are.
     func hintLines(_ entry: ExerciseCatalog.Entry, property: String) -> String {
-        guard let hint = entry.hints(after: property).first else { return "" }
+        // A crash is explained by the runtime's message; the first layer's hint would be a guess.
+        let hints = entry.hints(after: property)
+        guard let hint = hints.first, property != VerdictProperty.crash || hint.properties.contains(property) else { return "" }
         return terminal.paint(t(Localized("  Hint: ", ja: "  ヒント: ")) + t(hint.localized), .yellow)
             + "\n" + terminal.paint(t(Localized("  More hints: exercises/exercises.json", ja: "  ほかのヒント: exercises/exercises.json")), .dim)
     }

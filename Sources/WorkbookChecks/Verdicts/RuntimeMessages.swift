@@ -24,6 +24,11 @@ func runtimeMessages(_ standardError: String) -> [String] {
         }
     }
     if shown.isEmpty { shown = Array(lines.suffix(8)) }
+    // TSan's "ERROR: ThreadSanitizer: ILL on unknown address …" only repeats that the program
+    // trapped; where the runtime said why (`Fatal error: …`), that line is enough.
+    if shown.contains(where: { line in runtimeMessageMarkers.dropFirst().contains(where: line.contains) }) {
+        shown.removeAll { $0.contains("ERROR: ThreadSanitizer") }
+    }
     var seen = Set<String>()
     shown = shown.filter { seen.insert($0).inserted && !$0.hasPrefix("Backtrace took") }
     for (needle, meaning) in libdispatchTraps where standardError.contains(needle) {
