@@ -24,16 +24,17 @@ func runtimeMessages(_ standardError: String) -> [String] {
         }
     }
     if shown.isEmpty { shown = Array(lines.suffix(8)) }
-    // TSan's "ERROR: ThreadSanitizer: ILL on unknown address …" only repeats that the program
-    // trapped; where the runtime said why (`Fatal error: …`), that line is enough.
-    if shown.contains(where: { line in runtimeMessageMarkers.dropFirst().contains(where: line.contains) }) {
-        shown.removeAll { $0.contains("ERROR: ThreadSanitizer") }
-    }
     var seen = Set<String>()
     shown = shown.filter { seen.insert($0).inserted && !$0.hasPrefix("Backtrace took") }
     for (needle, meaning) in libdispatchTraps where standardError.contains(needle) {
         shown.insert(meaning, at: 0)
     }
+    // TSan's "ERROR: ThreadSanitizer: ILL on unknown address …" only repeats that the program
+    // trapped; where the runtime or libdispatch said why, that is enough.
+    let explained = shown.contains { line in
+        line.hasPrefix("libdispatch:") || runtimeMessageMarkers.dropFirst().contains(where: line.contains)
+    }
+    if explained { shown.removeAll { $0.contains("ERROR: ThreadSanitizer") } }
     return shown
 }
 
