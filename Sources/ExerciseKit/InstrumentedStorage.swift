@@ -43,24 +43,21 @@ public final class InstrumentedStorage: Sendable {
     }
 
     public func read(_ key: String) -> Int? {
-        RaceDetector.quietly {
-            let label = "read \(key)"
-            enter(label, isWrite: false)
-            defer { leave(label, isWrite: false) }
-            insideRead.current?()
-            busyWork()
-            return values.withLock { $0[key] }
-        }
+        access("read \(key)", isWrite: false, hook: insideRead) { values.withLock { $0[key] } }
     }
 
     public func write(_ key: String, _ value: Int) {
+        access("write \(key)=\(value)", isWrite: true, hook: insideWrite) { values.withLock { $0[key] = value } }
+    }
+
+    /// One access, recorded from entry to exit, with the check's hook and the busy work inside.
+    private func access<Result>(_ label: String, isWrite: Bool, hook: Locked<(@Sendable () -> Void)?>, _ body: () -> Result) -> Result {
         RaceDetector.quietly {
-            let label = "write \(key)=\(value)"
-            enter(label, isWrite: true)
-            defer { leave(label, isWrite: true) }
-            insideWrite.current?()
+            enter(label, isWrite: isWrite)
+            defer { leave(label, isWrite: isWrite) }
+            hook.current?()
             busyWork()
-            values.withLock { $0[key] = value }
+            return body()
         }
     }
 
