@@ -45,3 +45,11 @@ public struct Localized: Sendable, Hashable {
     /// The same text in both languages (numbers, code, names).
     public static func verbatim(_ s: String) -> Localized { Localized(s, ja: s) }
 }
+
+extension Localized {
+    /// "1st", "2nd", "3rd", "11th" … / "1 回目" ….
+    public static func ordinal(_ number: Int) -> Localized {
+        let suffix = (11...13).contains(number % 100) ? "th" : [1: "st", 2: "nd", 3: "rd"][number % 10] ?? "th"
+        return Localized("\(number)\(suffix)", ja: "\(number) 回目")
+    }
+}

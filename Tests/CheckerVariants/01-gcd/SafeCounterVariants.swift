@@ -114,3 +114,16 @@ final class WorkItemBarrierCounter: SafeCounterProtocol, @unchecked Sendable {
     func count(of page: String) -> Int { queue.sync { counts[page] ?? 0 } }
     func snapshot() -> [String: Int] { queue.sync { counts } }
 }
+
+/// Reads with `sync`, then writes the result back with `async`: another increment between the
+/// two blocks is overwritten.
+final class ReadSyncWriteAsyncCounter: SafeCounterProtocol, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "variant.read-sync-write-async")
+    private var counts: [String: Int] = [:]
+    func increment(_ page: String) {
+        let current = queue.sync { counts[page, default: 0] }
+        queue.async { self.counts[page] = current + 1 }
+    }
+    func count(of page: String) -> Int { queue.sync { counts[page, default: 0] } }
+    func snapshot() -> [String: Int] { queue.sync { counts } }
+}

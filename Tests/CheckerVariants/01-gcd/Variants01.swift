@@ -5,6 +5,9 @@ let variants01: [VariantRegistration] = [
     .init("SafeCounter.readThenWrite", "an increment that reads and writes in two blocks", breaks: SafeCounterCheck.noLostUpdate) {
         SafeCounterCheck.run { ReadThenWriteCounter() }
     },
+    .init("SafeCounter.readSyncWriteAsync", "an increment that reads with sync and writes back with async", breaks: SafeCounterCheck.noLostUpdate) {
+        SafeCounterCheck.run { ReadSyncWriteAsyncCounter() }
+    },
     .init("SafeCounter.publishedCopy", "reads from a copy published later", breaks: SafeCounterCheck.readsSeeWrites) {
         SafeCounterCheck.run { PublishedCopyCounter() }
     },

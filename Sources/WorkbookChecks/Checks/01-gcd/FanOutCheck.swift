@@ -79,7 +79,7 @@ public enum FanOutCheck {
         for release in 1...16 {
             let paused = Locked<Bool?>(nil)
             if let failure = check(togetherCase, make(), options: options, overlapLastTwo: release, overlapPaused: paused) {
-                let nth = ordinal(release)
+                let nth = Localized.ordinal(release)
                 return CheckFailure(failure.property, observed: Localized(
                     "The last two replies came back together: the check paused the first callback right after its \(nth.en) release (an unlock, a semaphore signal, the end of a sync, a leave) and ran the second callback whole, then let the first go on. \(failure.observed.en) Decide \"was this the last reply?\" in the same locked step that records the reply, or leave a DispatchGroup and complete from notify.",
                     ja: "最後の 2 つの応答が同時に返ってきました。チェックは 1 つ目のコールバックを \(nth.ja)の解放（アンロック、セマフォの signal、sync の終わり、leave）の直後で止め、2 つ目のコールバックを最後まで実行してから、1 つ目を再開しました。\(failure.observed.ja) 「これが最後の応答か」は応答を記録するのと同じロックの中で決めるか、DispatchGroup を leave して notify から完了させましょう。"),
@@ -88,11 +88,6 @@ public enum FanOutCheck {
             if paused.current != true { break }
         }
         return nil
-    }
-
-    static func ordinal(_ number: Int) -> Localized {
-        let suffix = (11...13).contains(number % 100) ? "th" : [1: "st", 2: "nd", 3: "rd"][number % 10] ?? "th"
-        return Localized("\(number)\(suffix)", ja: "\(number) 回目")
     }
 
     /// The replies of one run: values nobody can guess, made fresh every time, so an answer can

@@ -8,7 +8,10 @@ import WorkbookCore
 ///    every run, without the calls ever overlapping.
 /// 1. Reads see prior writes: four threads each increment their own page and read it back at
 ///    once; a read that misses the thread's own increment is a stale read.
-/// 2. No lost update: up to six rounds of four threads incrementing two shared pages 2,000
+/// 2. No lost update. First on purpose (Linux runners): one increment is paused right after
+///    its 1st, 2nd, … release (a `sync` returning, a lock unlocked) while another increment of
+///    the same page runs whole; a read-modify-write split over two steps loses one, every run.
+///    Then up to six rounds of four threads incrementing two shared pages 2,000
 ///    times each (under ThreadSanitizer each call is slow enough to span scheduler time slices);
 ///    each round's counts are tallied, and the first wrong total is reported with what was seen:
 ///    how many were missing, and whether a later read found them (a read that did not wait for
@@ -33,7 +36,8 @@ public enum SafeCounterCheck {
 
     public static func run(_ make: @escaping @Sendable () -> any SafeCounterProtocol, options: CheckOptions = .init()) -> CheckResult {
         if let failure = probeRaces(make, options: options)
-            ?? checkReadsSeeWrites(make(), options: options) ?? checkNoLostUpdate(make, options: options) {
+            ?? checkReadsSeeWrites(make(), options: options)
+            ?? probeIncrementInterrupted(make, options: options) ?? checkNoLostUpdate(make, options: options) {
             return .failed(failure)
         }
         return .passed(properties)
@@ -94,6 +98,42 @@ public enum SafeCounterCheck {
             return CheckFailure(readsSeeWrites, observed: stale.text, events: traceWindow(trace.events, around: stale.sequence))
         }
         if !finished { return .deadlock(trace: trace, options: options, doing: "increment / count(of:)") }
+        return nil
+    }
+
+    /// One increment paused after each of its releases in turn, another one run whole meanwhile.
+    static func probeIncrementInterrupted(_ make: @escaping @Sendable () -> any SafeCounterProtocol, options: CheckOptions) -> CheckFailure? {
+        guard ReleasePoint.isAvailable else { return nil }
+        for release in 1...6 {
+            let counter = make()
+            // Warm up elsewhere: the Swift runtime's first-call locks are releases too.
+            guard returnsWithin(seconds: options.deadlockSeconds, { counter.increment("warm"); _ = counter.count(of: "warm") }) else {
+                return .deadlock(trace: Trace(), options: options, doing: "increment / count(of:)")
+            }
+            let outcome = PausedInterleaving.run(pausingFirstAfterRelease: release, deadlineSeconds: options.deadlockSeconds,
+                                                 first: { counter.increment("home") }, second: { counter.increment("home") })
+            let trace = Trace()
+            trace.record("increment(\"home\") paused after its release \(release)", lane: "T1")
+            switch outcome {
+            case .notReached: return nil
+            case .stuck: return .deadlock(trace: trace, options: options, doing: "increment(\"home\") on two threads, one paused after its release \(release)")
+            case .interleaved(let secondBlocked):
+                trace.record(secondBlocked ? "increment(\"home\") waits for T1" : "increment(\"home\") returned", lane: "T2")
+                trace.record("increment(\"home\") goes on and returns", lane: "T1")
+                guard let count = withDeadline(seconds: options.deadlockSeconds, { counter.count(of: "home") }) else {
+                    return .deadlock(trace: trace, options: options, doing: "count(of: \"home\") after two increments")
+                }
+                trace.record("count(of: \"home\") → \(count)", lane: "main")
+                guard count != 2 else { continue }
+                let ordinal = Localized.ordinal(release)
+                return CheckFailure(
+                    noLostUpdate,
+                    observed: Localized(
+                        "Thread 1's increment(\"home\") was paused right after its \(ordinal.en) release (a `sync` returning or a lock unlocked), and thread 2's increment(\"home\") ran \(secondBlocked ? "until it had to wait" : "whole") meanwhile; then thread 1 went on. count(of: \"home\") returned \(count), not 2. \(count == 1 ? "The increment read the count in one step and wrote it in another, so thread 2's increment was overwritten: do the whole read-modify-write in one block on the queue." : "")",
+                        ja: "スレッド 1 の increment(\"home\") を \(ordinal.ja)の解放（`sync` からの復帰やロックの解除）の直後で止め、その間にスレッド 2 の increment(\"home\") を\(secondBlocked ? "待たされるまで" : "最後まで")実行し、その後スレッド 1 を再開しました。count(of: \"home\") は 2 ではなく \(count) を返しました。\(count == 1 ? "increment がカウントの読み取りと書き込みを別々の段階で行っているため、スレッド 2 の増分が上書きされました。読み取り・変更・書き込みをキューの 1 つのブロックで行いましょう。" : "")"),
+                    events: trace.events)
+            }
+        }
         return nil
     }
 
