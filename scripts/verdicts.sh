@@ -34,6 +34,7 @@ verdict_of() {
     elif [ $code -eq 0 ]; then echo done
     elif [ $code -eq 3 ]; then echo not-started
     elif [ $code -eq 1 ]; then echo "failing:$(echo "$out" | grep WORKBOOK-VERDICT | awk '{print $3}')"
+    elif [ $code -gt 128 ] || grep -q "ERROR: ThreadSanitizer: [A-Z]" "$stderr_file"; then echo "failing:crash"  # a signal, as ExerciseChecker reads it
     else echo "exit:$code"; fi
 }
 for name in $(echo "$names" | grep -E "$pattern"); do
