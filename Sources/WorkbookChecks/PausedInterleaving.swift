@@ -14,7 +14,7 @@ import WorkbookCore
 /// ```
 /// The safe way does the read-modify-write in one block: `queue.sync { counts[page, default: 0] += 1 }`.
 ///
-/// The hand-over runs `RaceDetector.quietly`: it adds no ordering that TSan could see.
+/// The hand-over is a `QuietState`: it adds no ordering that TSan could see.
 enum PausedInterleaving {
     enum Outcome: Equatable {
         /// `second` ran (whole, or until it blocked) while `first` was paused; both returned.
@@ -27,13 +27,17 @@ enum PausedInterleaving {
 
     static func run(pausingFirstAfterRelease release: Int, deadlineSeconds: Double,
                     first: @escaping @Sendable () -> Void, second: @escaping @Sendable () -> Void) -> Outcome {
-        let gate = Gate()
+        let gate = QuietState(State())
         Thread.detachNewThread {
-            let paused = ReleasePoint.run(pausingAfterRelease: release, pause: { gate.holdFirst(seconds: deadlineSeconds) }) { first() }.paused
+            let hold = {
+                gate.update { $0.firstPaused = true }
+                gate.wait(seconds: deadlineSeconds, until: { $0.resumed })
+            }
+            let paused = ReleasePoint.run(pausingAfterRelease: release, pause: hold) { first() }.paused
             gate.update { $0.firstDone = true; $0.firstPaused = $0.firstPaused || paused }
         }
         guard gate.wait(seconds: deadlineSeconds, until: { $0.firstPaused || $0.firstDone }) else { return .stuck }
-        if gate.read({ !$0.firstPaused }) { return .notReached }
+        if !gate.current.firstPaused { return .notReached }
         Thread.detachNewThread {
             gate.update { $0.secondThread = KernelThread.current() }
             second()
@@ -43,11 +47,11 @@ enum PausedInterleaving {
         var watch: KernelThread.BlockedWatch?
         let until = MonotonicClock.now() + UInt64(min(deadlineSeconds, 2) * 1e9)
         var secondBlocked = false
-        while !gate.read({ $0.secondDone }) && MonotonicClock.now() < until {
+        while !gate.current.secondDone && MonotonicClock.now() < until {
             usleep(1_000)
-            if watch == nil, let thread = gate.read({ $0.secondThread }) { watch = KernelThread.BlockedWatch(thread) }
+            if watch == nil, let thread = gate.current.secondThread { watch = KernelThread.BlockedWatch(thread) }
             // Asleep twice in a row, or ended (then `secondDone` tells which).
-            if watch?.look() == true { secondBlocked = !gate.read { $0.secondDone }; break }
+            if watch?.look() == true { secondBlocked = !gate.current.secondDone; break }
         }
         gate.update { $0.resumed = true }
         guard gate.wait(seconds: deadlineSeconds, until: { $0.firstDone && $0.secondDone }) else { return .stuck }
@@ -57,42 +61,5 @@ enum PausedInterleaving {
     private struct State {
         var firstPaused = false, firstDone = false, resumed = false, secondDone = false
         var secondThread: KernelThread?
-    }
-
-    /// The coordination, unseen by TSan.
-    private final class Gate: @unchecked Sendable {
-        private let condition = NSCondition()
-        private var state = State()
-
-        func update(_ change: (inout State) -> Void) {
-            RaceDetector.quietly {
-                condition.lock()
-                change(&state)
-                condition.broadcast()
-                condition.unlock()
-            }
-        }
-
-        func read<Value>(_ value: (State) -> Value) -> Value {
-            RaceDetector.quietly { condition.withLock { value(state) } }
-        }
-
-        func wait(seconds: Double, until done: (State) -> Bool) -> Bool {
-            RaceDetector.quietly {
-                let deadline = Date(timeIntervalSinceNow: seconds)
-                condition.lock()
-                defer { condition.unlock() }
-                while !done(state) {
-                    if !condition.wait(until: deadline) { return done(state) }
-                }
-                return true
-            }
-        }
-
-        /// On the first call's thread, at its release point.
-        func holdFirst(seconds: Double) {
-            update { $0.firstPaused = true }
-            _ = wait(seconds: seconds, until: { $0.resumed })
-        }
     }
 }
