@@ -69,9 +69,14 @@ func waitUntilBlocked(_ thread: KernelThread?, maxSeconds: Double = 2) {
 /// A thread blocked in `condition.wait()` goes to sleep once and is woken once (twice if it
 /// then waits for the lock); one that sleeps a millisecond and looks again wakes up dozens of
 /// times in 50 ms, and one that spins uses the CPU the whole time.
-func pollingDescription(_ who: Localized, usage: ThreadUsage, seconds: Double) -> Localized? {
+///
+/// `wakeUps`: how many wake-ups mean polling. Inside a call that is woken once it did its job
+/// (and may then wait for the lock), more than a few; while nothing at all happens (an idle
+/// thread), a waiting thread wakes up never, so a few already mean polling — a thread that
+/// polls every millisecond woke only 3 to 8 times in 100 ms when a loaded machine starved it.
+func pollingDescription(_ who: Localized, usage: ThreadUsage, seconds: Double, wakeUps: Int = 9) -> Localized? {
     let ms = Int(seconds * 1000), cpuMs = Int(usage.cpuSeconds * 1000)
-    if let sleeps = usage.sleeps, sleeps > 8 {
+    if let sleeps = usage.sleeps, sleeps >= wakeUps {
         return Localized(
             "\(who.en) for \(ms) ms, and its thread went to sleep and woke up \(sleeps) times in that span (a thread waiting on a condition sleeps once, until it is woken): it polls",
             ja: "\(who.ja)（\(ms) ms）、その間にスレッドが \(sleeps) 回眠っては起きました（条件変数で待つスレッドは起こされるまで 1 回眠るだけです）。ポーリングしています")
@@ -90,7 +95,9 @@ func pollingDescription(_ who: Localized, usage: ThreadUsage, seconds: Double) -
 /// machine is so loaded that the process gets no CPU for a while (a container's CPU quota
 /// throttles every thread of it for up to 100 ms), a polling thread cannot wake up either,
 /// and one such window once let a thread that polls every millisecond look asleep. Up to five
-/// windows; a thread waiting on a condition shows no wake-up in any of them.
+/// windows; a thread waiting on a condition shows no wake-up in any of them, so three wake-ups
+/// in one are polling (a poller starved by a loaded machine showed fewer than nine: passed 1
+/// run in 20 with the machine busy).
 func pollingWhileIdle(_ thread: KernelThread?, who: Localized, seconds: Double = 0.1) -> Localized? {
     guard let thread else { return nil }
     for _ in 0..<5 {
@@ -99,7 +106,7 @@ func pollingWhileIdle(_ thread: KernelThread?, who: Localized, seconds: Double =
         Thread.sleep(forTimeInterval: seconds)
         let elapsed = Double(MonotonicClock.now() - start) / 1e9
         guard let after = thread.usage else { return nil }
-        if let polling = pollingDescription(who, usage: after - before, seconds: elapsed) { return polling }
+        if let polling = pollingDescription(who, usage: after - before, seconds: elapsed, wakeUps: 3) { return polling }
         if elapsed <= seconds * 1.5 { return nil }  // a fair window, and it slept
     }
     return nil
