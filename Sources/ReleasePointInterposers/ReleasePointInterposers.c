@@ -20,6 +20,10 @@
 #define _GNU_SOURCE 1
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <ucontext.h>
 
 typedef struct dispatch_queue_s *dispatch_queue_t;
 typedef struct dispatch_semaphore_s *dispatch_semaphore_t;
@@ -122,13 +126,113 @@ static int is_barrier_block(dispatch_block_t block) {
 #define BARRIER_INTERCEPTOR(name) \
     (___interceptor_##name ? ___interceptor_##name : __interceptor_##name ? __interceptor_##name : NULL)
 
-void dispatch_async(dispatch_queue_t queue, dispatch_block_t block) {
-    if (is_barrier_block(block)) {
-        __typeof__(&dispatch_barrier_async) barrier = BARRIER_INTERCEPTOR(dispatch_barrier_async);
-        if (barrier) { barrier(queue, block); return; }
+// MARK: Plain blocks on a concurrent queue, each with a clock of its own (TSan only)
+//
+// TSan orders everything one thread does, and libdispatch often runs two blocks of a concurrent
+// queue on the same pool thread one after the other: a race between them (a count bumped in a
+// plain block beside the barrier) was never reported. Under TSan a plain block submitted to a
+// concurrent queue runs in a TSan fiber made on the submitting thread — so it starts from what
+// the submitter had seen, as a submission orders it — and is ordered with the queue's barriers
+// the way TSan's own libdispatch model orders them: after the last barrier (`queue`), before the
+// next one (`queue` + one word). Nothing else orders it.
+typedef void (*dispatch_function_t)(void *);
+void dispatch_async_f(dispatch_queue_t queue, void *context, dispatch_function_t work);
+INTERCEPTORS(dispatch_async_f)
+extern void *__tsan_get_current_fiber(void) __attribute__((weak));
+extern void *__tsan_create_fiber(unsigned flags) __attribute__((weak));
+extern void __tsan_destroy_fiber(void *fiber) __attribute__((weak));
+extern void __tsan_switch_to_fiber(void *fiber, unsigned flags) __attribute__((weak));
+extern void AnnotateHappensBefore(const char *file, int line, const volatile void *address) __attribute__((weak));
+extern void AnnotateHappensAfter(const char *file, int line, const volatile void *address) __attribute__((weak));
+enum { fiber_switch_no_sync = 1 };
+
+// libdispatch's layout of a queue for debuggers (exported; TSan reads the width the same way).
+struct queue_offsets { uint16_t version, label, label_size, flags, flags_size, serialnum, serialnum_size, width, width_size; };
+extern const struct queue_offsets dispatch_queue_offsets __attribute__((weak));
+
+static int is_concurrent_queue(dispatch_queue_t queue) {
+    if (!&dispatch_queue_offsets || dispatch_queue_offsets.width_size != 2) return 0;
+    return *(const uint16_t *)((const char *)queue + dispatch_queue_offsets.width) > 1;
+}
+
+// A fiber needs a stack of its own: on the pool thread's stack, its frames were reported racing
+// with that thread's earlier ones.
+enum { fiber_stack_bytes = 1 << 20 };
+
+struct fiber_job {
+    dispatch_block_t block;
+    dispatch_queue_t queue;
+    void *fiber, *thread, *stack;
+    ucontext_t on_thread, in_fiber;
+};
+
+static void *(*block_copy)(const void *);
+static void (*block_release)(const void *);
+
+static void fiber_body(unsigned int high, unsigned int low) {
+    struct fiber_job *job = (struct fiber_job *)(((uintptr_t)high << 32) | (uintptr_t)low);
+    AnnotateHappensAfter(__FILE__, __LINE__, job->queue);
+    const struct block_header *header = job->block;
+    ((void (*)(const void *))header->invoke)(job->block);
+    AnnotateHappensBefore(__FILE__, __LINE__, (const char *)job->queue + sizeof(void *));
+    __tsan_switch_to_fiber(job->thread, fiber_switch_no_sync);
+    swapcontext(&job->in_fiber, &job->on_thread);
+}
+
+static void run_fiber_job(void *context) {
+    struct fiber_job *job = context;
+    job->thread = __tsan_get_current_fiber();
+    getcontext(&job->in_fiber);
+    job->in_fiber.uc_stack.ss_sp = job->stack;
+    job->in_fiber.uc_stack.ss_size = fiber_stack_bytes;
+    job->in_fiber.uc_link = NULL;
+    uintptr_t address = (uintptr_t)job;
+    makecontext(&job->in_fiber, (void (*)(void))fiber_body, 2, (unsigned int)(address >> 32), (unsigned int)address);
+    __tsan_switch_to_fiber(job->fiber, fiber_switch_no_sync);
+    swapcontext(&job->on_thread, &job->in_fiber);
+    __tsan_destroy_fiber(job->fiber);
+    munmap(job->stack, fiber_stack_bytes);
+    block_release(job->block);
+    free(job);
+}
+
+// True when a plain block went to the queue in a fiber of its own.
+static int submitted_in_fiber(dispatch_queue_t queue, dispatch_block_t block) {
+    __typeof__(&dispatch_async_f) submit = BARRIER_INTERCEPTOR(dispatch_async_f);
+    if (!submit || !__tsan_create_fiber || !AnnotateHappensAfter || !is_concurrent_queue(queue)) return 0;
+    if (!__atomic_load_n(&block_release, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&block_copy, dlsym(RTLD_DEFAULT, "_Block_copy"), __ATOMIC_RELAXED);
+        __atomic_store_n(&block_release, dlsym(RTLD_DEFAULT, "_Block_release"), __ATOMIC_RELEASE);
     }
-    FORWARD(dispatch_async);
+    if (!block_copy || !block_release) return 0;
+    struct fiber_job *job = malloc(sizeof *job);
+    if (!job) return 0;
+    job->stack = mmap(NULL, fiber_stack_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (job->stack == MAP_FAILED) { free(job); return 0; }
+    job->block = block_copy(block);
+    job->queue = queue;
+    job->fiber = __tsan_create_fiber(0);  // on this thread: it starts from what this thread saw
+    submit(queue, job, run_fiber_job);
+    return 1;
+}
+
+// A submission is a release too (TSan orders the block after it): a pause right after it lets
+// another thread submit between two blocks of one call.
+void dispatch_async(dispatch_queue_t queue, dispatch_block_t block) {
+    __typeof__(&dispatch_barrier_async) barrier = is_barrier_block(block) ? BARRIER_INTERCEPTOR(dispatch_barrier_async) : NULL;
+    if (barrier) {
+        barrier(queue, block);
+    } else if (!submitted_in_fiber(queue, block)) {
+        FORWARD(dispatch_async);
+        real(queue, block);
+    }
+    workbook_release_point_reached();
+}
+
+void dispatch_barrier_async(dispatch_queue_t queue, dispatch_block_t block) {
+    FORWARD(dispatch_barrier_async);
     real(queue, block);
+    workbook_release_point_reached();
 }
 
 void dispatch_sync(dispatch_queue_t queue, dispatch_block_t block) {

@@ -148,3 +148,17 @@ final class WorkItemBarrierStore: ReadersWritersProtocol, @unchecked Sendable {
         }
     }
 }
+
+/// Counts writes in a plain block of its own beside the barrier: two writes' counting blocks can
+/// run at once.
+final class CountsWritesBesideBarrierStore: ReadersWritersProtocol, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "variant.counts-writes", attributes: .concurrent)
+    private let storage: InstrumentedStorage
+    private var writes = 0
+    init(storage: InstrumentedStorage) { self.storage = storage }
+    func value(forKey key: String) -> Int? { queue.sync { storage.read(key) } }
+    func setValue(_ value: Int, forKey key: String) {
+        queue.async(flags: .barrier) { self.storage.write(key, value) }
+        queue.async { self.writes += 1 }
+    }
+}

@@ -57,6 +57,9 @@ let variants01: [VariantRegistration] = [
     .init("ReadersWriters.countsReads", "a count of reads kept in the plain read block", breaks: VerdictProperty.dataRace) {
         ReadersWritersCheck.run { CountsReadsStore(storage: $0) }
     },
+    .init("ReadersWriters.countsWritesBesideBarrier", "a count of writes bumped in a plain block beside the barrier", breaks: VerdictProperty.dataRace) {
+        ReadersWritersCheck.run { CountsWritesBesideBarrierStore(storage: $0) }
+    },
     .init("ReadersWriters.workItemBarrier", "a correct answer: barriers as DispatchWorkItem(flags: .barrier), a write count kept on the queue", breaks: passesTheCheck) {
         ReadersWritersCheck.run { WorkItemBarrierStore(storage: $0, style: .asyncWorkItem) }
     },

@@ -36,6 +36,7 @@ public enum ReadersWritersCheck {
 
     public static func run(_ make: @escaping @Sendable (InstrumentedStorage) -> any ReadersWritersProtocol, options: CheckOptions = .init()) -> CheckResult {
         let failure = probeRaces(make, options: options)
+            ?? probeInterruptedWrites(make, options: options)
             ?? probeWriteDuringRead(make, options: options)
             ?? probeReadDuringWrite(make, options: options)
             ?? stressReadersAndWriters(make, options: options)
@@ -133,6 +134,38 @@ public enum ReadersWritersCheck {
         let trace = Trace()
         for call in calls.prefix(stuck + 1) { trace.record(call.label, lane: "T\(call.thread + 1)") }
         return .deadlock(trace: trace, options: options, doing: calls[stuck].label)
+    }
+
+    /// Two writes on two threads, the first paused right after each of its releases in turn (a
+    /// block submitted, a `sync` returned) while the second runs whole. State of the answer's own
+    /// changed outside the barrier — in a plain block of its own beside it — is then written by
+    /// both with nothing ordering them (on Linux the runners give each plain block its own clock).
+    static func probeInterruptedWrites(_ make: @escaping @Sendable (InstrumentedStorage) -> any ReadersWritersProtocol, options: CheckOptions) -> CheckFailure? {
+        guard ReleasePoint.isAvailable else { return nil }
+        for release in 1...4 {
+            let storage = InstrumentedStorage()
+            let store = make(storage)
+            guard returnsWithin(seconds: options.deadlockSeconds, { store.setValue(0, forKey: "w"); _ = store.value(forKey: "w") }) else {
+                return .deadlock(trace: Trace(), options: options, doing: "setValue(_:forKey:) / value(forKey:)")
+            }
+            let outcome = PausedInterleaving.run(
+                pausingFirstAfterRelease: release, deadlineSeconds: options.deadlockSeconds,
+                first: { store.setValue(1, forKey: "k") }, second: { store.setValue(2, forKey: "j") })
+            switch outcome {
+            case .notReached: return nil
+            case .stuck:
+                return .deadlock(trace: storage.trace, options: options,
+                                 doing: "setValue(1, forKey: \"k\") and setValue(2, forKey: \"j\") on two threads, one paused after its release \(release)")
+            case .interleaved:
+                // Let the queued blocks run before the next round.
+                _ = storage.waitForWritesToBegin(3, seconds: options.deadlockSeconds)
+                guard withDeadline(seconds: options.deadlockSeconds, { store.value(forKey: "j") }) != nil else {
+                    return .deadlock(trace: storage.trace, options: options, doing: "value(forKey: \"j\") after two writes")
+                }
+                waitForQueuesRound()
+            }
+        }
+        return nil
     }
 
     /// Holds one reader inside the storage and lets a writer try to get in.
