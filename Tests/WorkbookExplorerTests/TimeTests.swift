@@ -93,9 +93,21 @@ struct TimeTests {
         }
         #expect(result.failure == nil, "\(String(describing: result.failure?.outcome))")
         #expect(result.outcomes.map(\.outcome) == ["[1, 2]"])
-        withKnownIssue("Swift 6.3's main executor takes no enqueue hook: main-actor jobs run on the main thread, uncontrolled (issue 9, item 5)") {
-            #expect(result.uncontrolled.isEmpty, "\(result.uncontrolled)")
+        #expect(result.uncontrolled.isEmpty, "\(result.uncontrolled)")
+        #expect(result.schedulesRun > 1, "the main actor's jobs are choices of the search")
+    }
+
+    @Test("the main actor runs its jobs one at a time, in the order they arrived")
+    func mainActorInOrder() {
+        let result = Explorer.explore(.exhaustive(maxPreemptions: 3)) {
+            let log = MainActorLog()
+            await log.startThree()
+            await log.allDone
+            return await log.entries.joined(separator: " ")
         }
+        #expect(result.failure == nil, "\(String(describing: result.failure?.outcome))")
+        #expect(result.outcomes.map(\.outcome) == ["1 2 3"])
+        #expect(result.uncontrolled.isEmpty, "\(result.uncontrolled)")
     }
 }
 
@@ -146,6 +158,17 @@ actor LastValueDebouncer {
         }
     }
     private func fire(_ value: Int) { fired.append(value) }
+}
+
+@MainActor final class MainActorLog {
+    private(set) var entries: [String] = []
+    private var started: [Task<Void, Never>] = []
+    nonisolated init() {}
+    /// Three main-actor tasks, made in order from the main actor.
+    func startThree() {
+        for number in 1...3 { started.append(Task { @MainActor in self.entries.append("\(number)") }) }
+    }
+    var allDone: Void { get async { for task in started { await task.value } } }
 }
 
 @MainActor final class ViewModel {
