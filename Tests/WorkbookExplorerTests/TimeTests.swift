@@ -97,6 +97,41 @@ struct TimeTests {
         #expect(result.schedulesRun > 1, "the main actor's jobs are choices of the search")
     }
 
+    @Test("a Task.yield() in a Task {} after an actor hop stays in the run")
+    func yieldAfterHopInUnstructuredTask() {
+        let result = Explorer.explore(.exhaustive(maxPreemptions: 2)) {
+            let log = Log()
+            let worker = Task {
+                await log.append("a")
+                await Task.yield()
+                await log.append("b")
+            }
+            await worker.value
+            return await log.entries.joined()
+        }
+        #expect(result.failure == nil, "\(String(describing: result.failure?.outcome))")
+        #expect(result.uncontrolled.isEmpty, "\(result.uncontrolled)")
+        #expect(result.sharedState == nil, "\(String(describing: result.sharedState))")
+    }
+
+    @Test("a sleep in a Task {} after an actor hop is virtual time too")
+    func sleepAfterHopInUnstructuredTask() {
+        let started = Date()
+        let result = Explorer.explore(.exhaustive(maxPreemptions: 1), budget: .init(maxSchedules: 20)) {
+            let log = Log()
+            let worker = Task {
+                await log.append("a")
+                try? await Task.sleep(for: .milliseconds(300))
+                await log.append("b")
+            }
+            await worker.value
+            return await log.entries.joined()
+        }
+        #expect(result.failure == nil, "\(String(describing: result.failure?.outcome))")
+        #expect(result.uncontrolled.isEmpty, "\(result.uncontrolled)")
+        #expect(Date().timeIntervalSince(started) < 2)
+    }
+
     @Test("the main actor runs its jobs one at a time, in the order they arrived")
     func mainActorInOrder() {
         let result = Explorer.explore(.exhaustive(maxPreemptions: 3)) {
