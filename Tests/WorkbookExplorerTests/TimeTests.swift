@@ -132,6 +132,20 @@ struct TimeTests {
         #expect(Date().timeIntervalSince(started) < 2)
     }
 
+    @Test("a hop from one idle actor to another is a choice for child tasks")
+    func hopBetweenActorsInChildTask() {
+        let result = Explorer.explore(.exhaustive(maxPreemptions: 2)) {
+            let (rows, index) = (Log(), Log())
+            async let writer: Void = { await rows.append("row"); await index.append("row") }()
+            async let reader = (await rows.entries.count, await index.entries.count)
+            _ = await writer
+            let (rowCount, indexCount) = await reader
+            if rowCount != indexCount { throw InvariantViolation("reader saw \(rowCount) rows, \(indexCount) index entries") }
+            return "consistent"
+        }
+        #expect(result.failure != nil, "the reader between the two hops is a schedule the search must find")
+    }
+
     @Test("the main actor runs its jobs one at a time, in the order they arrived")
     func mainActorInOrder() {
         let result = Explorer.explore(.exhaustive(maxPreemptions: 3)) {
