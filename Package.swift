@@ -15,7 +15,10 @@ let package = Package(
         // Optimized even in debug builds: a check explores thousands of schedules, and a debug
         // build spent most of its time instantiating generic metadata. Only the explorer's own
         // code; the code it explores (the learner's) stays a debug build.
-        .target(name: "WorkbookExplorer", swiftSettings: [.unsafeFlags(["-O"])]),
+        .target(name: "WorkbookExplorer", dependencies: ["ExplorerDispatchInterposer"], swiftSettings: [.unsafeFlags(["-O"])]),
+        // Takes the jobs the Swift runtime hands straight to libdispatch from the explorer's
+        // driver thread (Linux), so they stay in the run.
+        .target(name: "ExplorerDispatchInterposer"),
         // Shared machinery: trace, timeline, terminal, localization, scenarios, REPL.
         .target(name: "WorkbookCore", dependencies: ["WorkbookExplorer"]),
         // Exercise contracts, fakes and the `todo()` marker, shared by stubs, solutions and checks.

@@ -1,3 +1,4 @@
+import ExplorerDispatchInterposer
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -27,6 +28,12 @@ enum DriverThread {
     /// Makes the calling thread the driver of `run` (or of nothing).
     static func drive(_ run: ScheduleRun?) {
         pthread_setspecific(key, run.map { Unmanaged.passUnretained($0).toOpaque() })
+        workbook_explorer_drive_jobs(run == nil ? nil : { job, delay in
+            guard let run = DriverThread.current, let job else { return false }
+            let unowned = unsafeBitCast(job, to: UnownedJob.self)
+            if delay < 0 { run.add(unowned) } else { run.addTimer(unowned, afterRealDelay: .nanoseconds(delay)) }
+            return true
+        })
         active.set(run)
     }
 

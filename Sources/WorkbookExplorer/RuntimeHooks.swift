@@ -13,8 +13,14 @@ import Darwin
 ///   in virtual time, so a sleep costs nothing, a cancelled sleep ends at once (the runtime's
 ///   own cancellation handler resumes the task), and timers due together are alternatives the
 ///   search explores;
-/// - `swift_task_enqueueMainExecutor_hook`: jobs for the main actor, run on the driver thread
-///   isolated to the main actor (`MainActor.assertIsolated()` holds inside them).
+/// - `swift_task_getMainExecutor_hook`: on the driver thread the main actor's executor is the
+///   explorer's (`ExplorerMainActor`), so a hop to `@MainActor` code, `MainActor.run` and
+///   `Task { @MainActor in }` enqueue their jobs on the run: they are scheduling choices like
+///   any other, run one at a time in the order they arrived, on the driver thread, isolated to
+///   the main actor (`MainActor.assertIsolated()` holds inside them; `Thread.isMainThread`
+///   does not). Elsewhere the runtime's main executor is untouched;
+/// - `swift_task_enqueueMainExecutor_hook`: jobs for the main actor on runtimes that route
+///   them through it (older ones), taken the same way.
 ///
 /// Each exploration installs the hooks and restores what was there before (another hook is
 /// chained: jobs that are not the run's go to it, else to the runtime's own function). A job
@@ -26,6 +32,8 @@ enum RuntimeHooks {
     typealias DelayHook = @convention(thin) (UInt64, UnownedJob, DelayOriginal) -> Void
     typealias DeadlineOriginal = @convention(thin) (Int64, Int64, Int64, Int64, Int32, UnownedJob) -> Void
     typealias DeadlineHook = @convention(thin) (Int64, Int64, Int64, Int64, Int32, UnownedJob, DeadlineOriginal) -> Void
+    typealias GetMainOriginal = @convention(thin) () -> UnownedSerialExecutor
+    typealias GetMainHook = @convention(thin) (GetMainOriginal) -> UnownedSerialExecutor
 
     private static func slot<Hook>(_ name: String, _: Hook.Type) -> UnsafeMutablePointer<Hook?>? {
         dlsym(dlopen(nil, RTLD_NOW), name)?.assumingMemoryBound(to: Hook?.self)
@@ -34,6 +42,7 @@ enum RuntimeHooks {
     nonisolated(unsafe) private static let delaySlot = slot("swift_task_enqueueGlobalWithDelay_hook", DelayHook.self)
     nonisolated(unsafe) private static let deadlineSlot = slot("swift_task_enqueueGlobalWithDeadline_hook", DeadlineHook.self)
     nonisolated(unsafe) private static let mainSlot = slot("swift_task_enqueueMainExecutor_hook", GlobalHook.self)
+    nonisolated(unsafe) private static let getMainSlot = slot("swift_task_getMainExecutor_hook", GetMainHook.self)
 
     // The hooks found installed before ours; used, and put back, by `uninstall`. Written only by
     // the exploring thread, under `Explorer.oneRunAtATime`.
@@ -41,6 +50,7 @@ enum RuntimeHooks {
     nonisolated(unsafe) private static var previousDelay: DelayHook?
     nonisolated(unsafe) private static var previousDeadline: DeadlineHook?
     nonisolated(unsafe) private static var previousMain: GlobalHook?
+    nonisolated(unsafe) private static var previousGetMain: GetMainHook?
 
     /// True when the runtime offers the global hook (the explorer needs it); the others are used
     /// where present.
@@ -71,6 +81,14 @@ enum RuntimeHooks {
                 else { original(job) }
             }
         }
+        if let getMainSlot {
+            previousGetMain = getMainSlot.pointee
+            getMainSlot.pointee = { original in
+                if DriverThread.current != nil { return ExplorerMainActor.shared.asUnownedSerialExecutor() }
+                if let previous = RuntimeHooks.previousGetMain { return previous(original) }
+                return original()
+            }
+        }
         if let delaySlot, let deadlineSlot {
             previousDelay = delaySlot.pointee
             delaySlot.pointee = { nanoseconds, job, original in
@@ -95,10 +113,12 @@ enum RuntimeHooks {
     static func uninstall() {
         globalSlot?.pointee = previousGlobal
         mainSlot?.pointee = previousMain
+        getMainSlot?.pointee = previousGetMain
         delaySlot?.pointee = previousDelay
         deadlineSlot?.pointee = previousDeadline
         previousGlobal = nil
         previousMain = nil
+        previousGetMain = nil
         previousDelay = nil
         previousDeadline = nil
     }

@@ -185,12 +185,19 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
             }
             // Plain loops, not key paths: a debug build (what checks run) spends most of its
             // time instantiating generic metadata for key-path projections otherwise.
+            // The main actor is one serial executor: of its jobs only the oldest is a choice.
+            var candidates: [Int] = []
+            candidates.reserveCapacity(readyEntries.count)
             var keys: [EntityKey] = []
             keys.reserveCapacity(readyEntries.count + due.count)
             var mainActor: Set<EntityKey> = []
-            for entry in readyEntries {
+            for (index, entry) in readyEntries.enumerated() {
+                if entry.onMainActor {
+                    if !mainActor.isEmpty { continue }
+                    mainActor.insert(entry.key)
+                }
+                candidates.append(index)
                 keys.append(entry.key)
-                if entry.onMainActor { mainActor.insert(entry.key) }
             }
             for timer in due {
                 keys.append(timer.key)
@@ -199,8 +206,8 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
             // The default scheduler: the entity that ran last if it is ready again, else the one
             // waiting longest; a timer only when nothing is ready.
             var defaultIndex = 0
-            if !readyEntries.isEmpty, let previous {
-                for index in 0..<readyEntries.count where keys[index] == previous {
+            if !candidates.isEmpty, let previous {
+                for index in 0..<candidates.count where keys[index] == previous {
                     defaultIndex = index
                     break
                 }
@@ -217,17 +224,19 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
             ScheduleJournal.record(step: records.count, choice: choice)
             running = key
             stepCheckpoints = []
-            if choice < readyEntries.count {
+            if choice < candidates.count {
                 lock.lock()  // foreign arrivals only append, so the index still holds
-                let entry = ready.remove(at: choice)
+                let entry = ready.remove(at: candidates[choice])
                 lock.unlock()
                 if entry.onMainActor {
+                    // On the driver thread the main actor's executor is `ExplorerMainActor` where the
+                    // runtime has the hook for it, else the runtime's own: isolation holds either way.
                     entry.job.runSynchronously(isolatedTo: MainActor.sharedUnownedExecutor, taskExecutor: asUnownedTaskExecutor())
                 } else {
                     entry.job.runSynchronously(on: asUnownedTaskExecutor())
                 }
             } else {
-                switch clock.fire(due[choice - readyEntries.count]) {
+                switch clock.fire(due[choice - candidates.count]) {
                 case let .job(job): job.runSynchronously(on: asUnownedTaskExecutor())
                 case let .continuation(continuation): continuation.resume(returning: ())
                 }
@@ -293,6 +302,22 @@ extension ScheduleRun: SchedulingExecutor {
     }
 }
 #endif
+
+/// The main actor, as the code the explorer drives sees it (`RuntimeHooks`): its jobs join the
+/// run's ready list, marked for the main actor; only the oldest of them is a choice (one serial
+/// executor, in order). One for the process — a task keeps its executor unretained, so this one
+/// must outlive every run; a job arriving after its run ended is dropped, like the run's other
+/// abandoned jobs.
+final class ExplorerMainActor: SerialExecutor {
+    static let shared = ExplorerMainActor()
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        if let run = DriverThread.current ?? DriverThread.activeRun.flatMap({ $0.owns(job) ? $0 : nil }) {
+            run.add(job, isolatedToMain: true)
+        }
+    }
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
+}
 
 /// What a step did, in keys.
 struct StepRecord: Sendable {

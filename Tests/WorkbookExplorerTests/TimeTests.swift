@@ -93,9 +93,70 @@ struct TimeTests {
         }
         #expect(result.failure == nil, "\(String(describing: result.failure?.outcome))")
         #expect(result.outcomes.map(\.outcome) == ["[1, 2]"])
-        withKnownIssue("Swift 6.3's main executor takes no enqueue hook: main-actor jobs run on the main thread, uncontrolled (issue 9, item 5)") {
-            #expect(result.uncontrolled.isEmpty, "\(result.uncontrolled)")
+        #expect(result.uncontrolled.isEmpty, "\(result.uncontrolled)")
+        #expect(result.schedulesRun > 1, "the main actor's jobs are choices of the search")
+    }
+
+    @Test("a Task.yield() in a Task {} after an actor hop stays in the run")
+    func yieldAfterHopInUnstructuredTask() {
+        let result = Explorer.explore(.exhaustive(maxPreemptions: 2)) {
+            let log = Log()
+            let worker = Task {
+                await log.append("a")
+                await Task.yield()
+                await log.append("b")
+            }
+            await worker.value
+            return await log.entries.joined()
         }
+        #expect(result.failure == nil, "\(String(describing: result.failure?.outcome))")
+        #expect(result.uncontrolled.isEmpty, "\(result.uncontrolled)")
+        #expect(result.sharedState == nil, "\(String(describing: result.sharedState))")
+    }
+
+    @Test("a sleep in a Task {} after an actor hop is virtual time too")
+    func sleepAfterHopInUnstructuredTask() {
+        let started = Date()
+        let result = Explorer.explore(.exhaustive(maxPreemptions: 1), budget: .init(maxSchedules: 20)) {
+            let log = Log()
+            let worker = Task {
+                await log.append("a")
+                try? await Task.sleep(for: .milliseconds(300))
+                await log.append("b")
+            }
+            await worker.value
+            return await log.entries.joined()
+        }
+        #expect(result.failure == nil, "\(String(describing: result.failure?.outcome))")
+        #expect(result.uncontrolled.isEmpty, "\(result.uncontrolled)")
+        #expect(Date().timeIntervalSince(started) < 2)
+    }
+
+    @Test("a hop from one idle actor to another is a choice for child tasks")
+    func hopBetweenActorsInChildTask() {
+        let result = Explorer.explore(.exhaustive(maxPreemptions: 2)) {
+            let (rows, index) = (Log(), Log())
+            async let writer: Void = { await rows.append("row"); await index.append("row") }()
+            async let reader = (await rows.entries.count, await index.entries.count)
+            _ = await writer
+            let (rowCount, indexCount) = await reader
+            if rowCount != indexCount { throw InvariantViolation("reader saw \(rowCount) rows, \(indexCount) index entries") }
+            return "consistent"
+        }
+        #expect(result.failure != nil, "the reader between the two hops is a schedule the search must find")
+    }
+
+    @Test("the main actor runs its jobs one at a time, in the order they arrived")
+    func mainActorInOrder() {
+        let result = Explorer.explore(.exhaustive(maxPreemptions: 3)) {
+            let log = MainActorLog()
+            await log.startThree()
+            await log.allDone
+            return await log.entries.joined(separator: " ")
+        }
+        #expect(result.failure == nil, "\(String(describing: result.failure?.outcome))")
+        #expect(result.outcomes.map(\.outcome) == ["1 2 3"])
+        #expect(result.uncontrolled.isEmpty, "\(result.uncontrolled)")
     }
 }
 
@@ -146,6 +207,17 @@ actor LastValueDebouncer {
         }
     }
     private func fire(_ value: Int) { fired.append(value) }
+}
+
+@MainActor final class MainActorLog {
+    private(set) var entries: [String] = []
+    private var started: [Task<Void, Never>] = []
+    nonisolated init() {}
+    /// Three main-actor tasks, made in order from the main actor.
+    func startThree() {
+        for number in 1...3 { started.append(Task { @MainActor in self.entries.append("\(number)") }) }
+    }
+    var allDone: Void { get async { for task in started { await task.value } } }
 }
 
 @MainActor final class ViewModel {

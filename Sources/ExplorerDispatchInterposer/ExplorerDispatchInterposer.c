@@ -1,0 +1,102 @@
+// The explorer's driver thread runs the code's jobs; the runtime sends most of them through its
+// hooks, but since the 6.2 runtime a job for the default global executor goes straight to
+// libdispatch: `Task.yield()` (`dispatch_async_f`) and `Task.sleep` (`dispatch_after_f`) in a task
+// without the run's executor preference, once an actor hop took the runtime's fast path. They ran
+// on a pool thread, outside the run: uncontrolled, on the real clock, and timing-dependent under
+// load.
+//
+// On Linux a function defined in the executable takes the calls libswift_Concurrency makes to it
+// (the release-point interposers do the same for locks). On a driver thread, a job from the
+// concurrency runtime for a queue other than the main queue goes to the run — now, or as a timer
+// after the delay its deadline leaves; every other call goes on, to ThreadSanitizer's interceptor
+// when it is linked (so TSan still sees it), else to libdispatch. Apple platforms resolve symbols per library: there this has no effect and
+// such a job stays uncontrolled, as the report says.
+#if defined(__linux__)
+#define _GNU_SOURCE 1  // dladdr, RTLD_NEXT: before any header
+#endif
+#include "ExplorerDispatchInterposer.h"
+
+#if defined(__linux__)
+#include <dlfcn.h>
+#include <stdint.h>
+
+typedef struct dispatch_queue_s *dispatch_queue_t;
+typedef void (*dispatch_function_t)(void *);
+typedef uint64_t dispatch_time_t;
+void dispatch_async_f(dispatch_queue_t queue, void *context, dispatch_function_t work);
+void dispatch_after_f(dispatch_time_t when, dispatch_queue_t queue, void *context, dispatch_function_t work);
+dispatch_time_t dispatch_time(dispatch_time_t when, int64_t delta);
+extern __typeof__(dispatch_async_f) ___interceptor_dispatch_async_f __attribute__((weak));
+extern __typeof__(dispatch_async_f) __interceptor_dispatch_async_f __attribute__((weak));
+extern __typeof__(dispatch_after_f) ___interceptor_dispatch_after_f __attribute__((weak));
+extern __typeof__(dispatch_after_f) __interceptor_dispatch_after_f __attribute__((weak));
+extern struct dispatch_queue_s _dispatch_main_q __attribute__((weak));
+
+static _Thread_local workbook_explorer_job_taker taker;
+
+void workbook_explorer_drive_jobs(workbook_explorer_job_taker new_taker) { taker = new_taker; }
+
+// The load address of libswift_Concurrency, found once through one of its exported functions.
+static const void *concurrency_base(void) {
+    static const void *base;
+    static int looked_up;
+    if (!__atomic_load_n(&looked_up, __ATOMIC_ACQUIRE)) {
+        Dl_info info = {0};
+        void *known = dlsym(RTLD_DEFAULT, "swift_task_enqueueGlobal");
+        if (known && dladdr(known, &info)) __atomic_store_n(&base, info.dli_fbase, __ATOMIC_RELAXED);
+        __atomic_store_n(&looked_up, 1, __ATOMIC_RELEASE);
+    }
+    return __atomic_load_n(&base, __ATOMIC_RELAXED);
+}
+
+static int from_concurrency_runtime(dispatch_function_t work) {
+    Dl_info info = {0};
+    const void *base = concurrency_base();
+    return base && dladdr((void *)work, &info) && info.dli_fbase == base;
+}
+
+// TSan's interceptor if linked, else libdispatch's; looked up once (any thread may be first).
+#define FORWARD(name) \
+    static __typeof__(&name) cached; \
+    __typeof__(&name) forward = __atomic_load_n(&cached, __ATOMIC_ACQUIRE); \
+    if (!forward) { \
+        forward = ___interceptor_##name ? ___interceptor_##name \
+            : __interceptor_##name ? __interceptor_##name : (__typeof__(&name))dlsym(RTLD_NEXT, #name); \
+        if (!forward) __builtin_trap();  /* nothing to forward to: a clear crash, not a hang */ \
+        __atomic_store_n(&cached, forward, __ATOMIC_RELEASE); \
+    }
+
+static int takes(dispatch_queue_t queue, dispatch_function_t work) {
+    return taker && queue != &_dispatch_main_q && from_concurrency_runtime(work);
+}
+
+void dispatch_async_f(dispatch_queue_t queue, void *context, dispatch_function_t work) {
+    if (takes(queue, work) && taker(context, -1)) return;
+    FORWARD(dispatch_async_f);
+    forward(queue, context, work);
+}
+
+// libdispatch's time encoding: bit 63 alone marks the monotonic clock (`ContinuousClock`),
+// bits 63 and 62 the wall clock; neither, the uptime clock; all ones, never.
+enum { up_or_monotonic = 63, wall = 62 };
+
+/// Nanoseconds from now to `when` on its own clock; -1 for a deadline not on a steady clock.
+static int64_t nanoseconds_until(dispatch_time_t when) {
+    const uint64_t monotonic_bit = 1ull << up_or_monotonic, wall_bit = 1ull << wall;
+    if (when == ~0ull || (when & wall_bit)) return -1;
+    dispatch_time_t now = dispatch_time(when & monotonic_bit, 0);
+    int64_t delta = (int64_t)((when & ~monotonic_bit) - (now & ~monotonic_bit));
+    return delta < 0 ? 0 : delta;
+}
+
+void dispatch_after_f(dispatch_time_t when, dispatch_queue_t queue, void *context, dispatch_function_t work) {
+    if (takes(queue, work)) {
+        int64_t delay = nanoseconds_until(when);
+        if (delay >= 0 && taker(context, delay)) return;
+    }
+    FORWARD(dispatch_after_f);
+    forward(when, queue, context, work);
+}
+#else
+void workbook_explorer_drive_jobs(workbook_explorer_job_taker new_taker) { (void)new_taker; }
+#endif
