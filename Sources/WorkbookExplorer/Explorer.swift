@@ -126,7 +126,9 @@ public enum Explorer {
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             oneRunAtATime.lock()
+            RuntimeHooks.install()  // once per exploration, not per schedule
             result.set(work())
+            RuntimeHooks.uninstall()
             oneRunAtATime.unlock()
             done.signal()
         }
@@ -140,12 +142,8 @@ public enum Explorer {
     static func runOnce<C: Chooser>(_ chooser: inout C, search: Search, budget: Budget, _ body: @escaping Body) -> ScheduleReport {
         precondition(RuntimeHooks.available, "the Swift runtime does not offer swift_task_enqueueGlobal_hook")
         let run = ScheduleRun(stepCap: budget.maxStepsPerSchedule, foreignWaitSeconds: budget.foreignWaitSeconds)
-        RuntimeHooks.install()
         DriverThread.drive(run)
-        defer {
-            DriverThread.drive(nil)
-            RuntimeHooks.uninstall()
-        }
+        defer { DriverThread.drive(nil) }
         Task(executorPreference: run) {
             do {
                 run.finishRoot(.completed(try await body()))
