@@ -55,6 +55,8 @@ extension ScheduleReport {
             return Localized("deadlock: ", ja: "デッドロック: ").text(language) + who.map { $0.text(language) }.joined(separator: language == .ja ? "、" : ", ")
         case let .livelock(steps):
             return Localized("livelock after \(steps) steps", ja: "\(steps) ステップでライブロック").text(language)
+        case let .stopped(step):
+            return Localized("stopped before step \(step)", ja: "ステップ \(step) の手前で停止").text(language)
         }
     }
 }

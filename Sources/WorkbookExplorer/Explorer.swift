@@ -87,11 +87,16 @@ public enum Explorer {
         onDriverThread { exploreHere(strategy, budget: budget, body) }
     }
 
-    /// Runs exactly the schedule a token describes.
-    public static func replay(_ token: ReplayToken, budget: Budget = Budget(), _ body: @escaping Body) -> ScheduleReport {
+    /// Runs exactly the schedule a token describes — or, with `stoppingBefore`, its steps up to
+    /// that one (1-based) and not that one: a schedule that trapped (its token from the
+    /// `ScheduleJournal`), replayed up to the step that trapped. The report's `next` says who
+    /// that step would have run. The jobs left are abandoned, so do that in a process that
+    /// ends soon after.
+    public static func replay(_ token: ReplayToken, stoppingBefore step: Int? = nil, budget: Budget = Budget(),
+                              _ body: @escaping Body) -> ScheduleReport {
         onDriverThread {
             var chooser = PrefixChooser(prefix: token.choices)
-            return runOnce(&chooser, search: .replay, budget: budget, body)
+            return runOnce(&chooser, search: .replay, budget: budget, stopBefore: step, body)
         }
     }
 
@@ -126,7 +131,9 @@ public enum Explorer {
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             oneRunAtATime.lock()
+            RuntimeHooks.install()  // once per exploration, not per schedule
             result.set(work())
+            RuntimeHooks.uninstall()
             oneRunAtATime.unlock()
             done.signal()
         }
@@ -137,15 +144,12 @@ public enum Explorer {
         return result.get()!
     }
 
-    static func runOnce<C: Chooser>(_ chooser: inout C, search: Search, budget: Budget, _ body: @escaping Body) -> ScheduleReport {
+    static func runOnce<C: Chooser>(_ chooser: inout C, search: Search, budget: Budget, stopBefore: Int? = nil,
+                                    _ body: @escaping Body) -> ScheduleReport {
         precondition(RuntimeHooks.available, "the Swift runtime does not offer swift_task_enqueueGlobal_hook")
         let run = ScheduleRun(stepCap: budget.maxStepsPerSchedule, foreignWaitSeconds: budget.foreignWaitSeconds)
-        RuntimeHooks.install()
         DriverThread.drive(run)
-        defer {
-            DriverThread.drive(nil)
-            RuntimeHooks.uninstall()
-        }
+        defer { DriverThread.drive(nil) }
         Task(executorPreference: run) {
             do {
                 run.finishRoot(.completed(try await body()))
@@ -153,7 +157,7 @@ public enum Explorer {
                 run.finishRoot(.failed(String(describing: error)))
             }
         }
-        return run.drive(&chooser, search: search)
+        return run.drive(&chooser, search: search, stopBefore: stopBefore)
     }
 
     private static func exploreHere(_ strategy: Strategy, budget: Budget, _ body: @escaping Body) -> Result {

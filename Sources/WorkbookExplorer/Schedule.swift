@@ -83,10 +83,14 @@ public enum ScheduleOutcome: Sendable, Equatable {
     case deadlock([String])
     /// The step cap was reached.
     case livelock(steps: Int)
+    /// A replay stopped before this step (1-based) ran, as asked: the step that trapped.
+    case stopped(beforeStep: Int)
 
     public var isFailure: Bool {
-        if case .completed = self { return false }
-        return true
+        switch self {
+        case .completed, .stopped: false
+        case .failed, .deadlock, .livelock: true
+        }
     }
 }
 
@@ -98,6 +102,7 @@ extension ScheduleOutcome: CustomStringConvertible {
         case let .failed(message): "failed: \(message)"
         case let .deadlock(waiting): "deadlock: " + waiting.joined(separator: ", ")
         case let .livelock(steps): "livelock after \(steps) steps"
+        case let .stopped(step): "stopped before step \(step)"
         }
     }
 }
@@ -119,6 +124,9 @@ public struct ScheduleReport: Sendable {
     public let search: Search
     /// For a deadlock: who waited, and where.
     public let waiting: [Waiting]
+    /// For a replay stopped before a step: who that step would have run.
+    public var next: Entity? { nextKey.map(table.entity) }
+    let nextKey: EntityKey?
     /// `search` in English.
     public var strategy: String { search.description }
 }

@@ -157,11 +157,13 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
     }
 
     /// Runs steps until nothing is ready and no timer is pending, then reports.
-    func drive<C: Chooser>(_ chooser: inout C, search: Search) -> ScheduleReport {
+    /// With `stopBefore`, stops when that step (1-based) is next, without running it.
+    func drive<C: Chooser>(_ chooser: inout C, search: Search, stopBefore: Int? = nil) -> ScheduleReport {
         var records: [StepRecord] = []
         var choices: [Int] = []
         var previous: EntityKey?
         var outcome: ScheduleOutcome?
+        var nextKey: EntityKey?
         ScheduleJournal.begin()
         while outcome == nil {
             lock.lock()
@@ -221,6 +223,11 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
             if !keys.indices.contains(choice) { choice = defaultIndex }
 
             let key = keys[choice]
+            if let stopBefore, records.count + 1 >= stopBefore {
+                nextKey = key
+                outcome = .stopped(beforeStep: records.count + 1)
+                break
+            }
             ScheduleJournal.record(step: records.count, choice: choice)
             running = key
             stepCheckpoints = []
@@ -255,7 +262,7 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
         var left: [Waiting] = []
         if case .deadlock = final { left = waiting(records) }
         return ScheduleReport(outcome: final, table: stepTable(records), token: ReplayToken(choices: choices),
-                              uncontrolled: Array(Set(uncontrolled)).sorted(), search: search, waiting: left)
+                              uncontrolled: Array(Set(uncontrolled)).sorted(), search: search, waiting: left, nextKey: nextKey)
     }
 
     /// The steps so far, to be named when someone asks (most schedules' steps never are).

@@ -39,16 +39,27 @@ actor Account {
 
 // `--trap-probe`: explores a body that resumes a continuation twice, which kills the process;
 // WorkbookExplorerTests runs it to see the schedule survive in the journal.
-if CommandLine.arguments.dropFirst().first == "--trap-probe" {
-    _ = Explorer.explore(.exhaustive(maxPreemptions: 1)) {
-        nameNextTasks("A")
-        async let resumedTwice: Int = withCheckedContinuation { continuation in
-            continuation.resume(returning: 1)
-            continuation.resume(returning: 2)  // the trap: a continuation resumed twice
-        }
-        return "\(await resumedTwice)"
+// `--trap-probe-replay TOKEN`: replays that schedule up to the step that trapped, and prints
+// the steps and who the trapping step would run.
+@Sendable func resumesTwice() async throws -> String {
+    nameNextTasks("A")
+    async let resumedTwice: Int = withCheckedContinuation { continuation in
+        continuation.resume(returning: 1)
+        continuation.resume(returning: 2)  // the trap: a continuation resumed twice
     }
+    return "\(await resumedTwice)"
+}
+switch (CommandLine.arguments.dropFirst().first, CommandLine.arguments.dropFirst(2).first.flatMap(ReplayToken.init)) {
+case ("--trap-probe", _):
+    _ = Explorer.explore(.exhaustive(maxPreemptions: 1), resumesTwice)
     exit(0)
+case let ("--trap-probe-replay", token?):
+    let report = Explorer.replay(token, stoppingBefore: token.choices.count, resumesTwice)
+    for step in report.steps { print("step \(step.number): \(step.who)") }
+    print("step \(token.choices.count) would run: \(report.next.map(String.init(describing:)) ?? "?") (\(report.outcome))")
+    exit(0)
+default:
+    break
 }
 
 let seconds = CommandLine.arguments.dropFirst().first.flatMap(Double.init) ?? 2

@@ -61,6 +61,18 @@ struct ExplorerFinds {
         let token = try #require(ScheduleJournal.read(path: journal))
         #expect(token.configuration == .current)
         #expect(!token.choices.isEmpty)
+
+        // The same schedule replays step by step up to the trap, and stops there alive.
+        let replay = try ChildProcess(executable: probe, arguments: ["--trap-probe-replay", token.description], environment: environment)
+            .run(timeoutSeconds: 30)
+        guard case .exited(0) = replay.termination else {
+            Issue.record("the replay did not stop before the trap: \(replay.termination) \(replay.standardError)")
+            return
+        }
+        let lines = replay.standardOutput.split(separator: "\n")
+        #expect(lines.count == token.choices.count, "\(replay.standardOutput)")
+        #expect(lines.last?.hasPrefix("step \(token.choices.count) would run: ") == true, "\(replay.standardOutput)")
+        #expect(lines.last?.hasSuffix("(stopped before step \(token.choices.count))") == true, "\(replay.standardOutput)")
     }
 
     @Test("state that outlives a schedule is reported, not carried silently")
