@@ -24,7 +24,7 @@ extension Chapter02 {
             GCD では順番がコードの形に表れます。fetch のブロックが parse と thumbnail を `DispatchGroup` に投入し、`notify` が save を投入します。\
             OperationQueue では 4 つのオブジェクトに最初に依存関係を付けてまとめて追加し、順番はキューが考えます。\
             2 つのタイムラインは似ていて、シナリオはどちらでも同じ 4 本の辺を確かめます。\
-            違いはその周りに出ます。キャンセル: 実行前にキャンセルした `DispatchWorkItem` は飛ばされますが、GCD には依存先や `cancelAllOperations()` に当たるものがありません。\
+            違いはその周りに出ます。キャンセル: 実行前にキャンセルした `DispatchWorkItem` は飛ばされますが、GCD には依存関係や `cancelAllOperations()` に当たるものがありません。\
             再利用: クロージャは何度でも投入できますが、オペレーションは 1 回しか動きません。\
             終わったオペレーションに `start()` を呼んでも何も起きず、もう一度キューに追加するのはプロセスを終わらせるプログラミングエラーです。\
             ここではそれを子プロセス（`ch02-operations --child add-twice`）で見せます。\

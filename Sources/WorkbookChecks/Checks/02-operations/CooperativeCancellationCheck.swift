@@ -35,9 +35,9 @@ public enum CooperativeCancellationCheck {
                         ja: "cancel が戻った後、それ以上の要素は処理されず、何も publish されない。"))
     public static let dependantsSkip = Property(
         id: "dependant-ran",
-        name: Localized("dependants of cancelled work skip their work", ja: "キャンセルされた仕事に依存するものは仕事をしない"),
+        name: Localized("dependants of cancelled work skip their work", ja: "キャンセルされた処理に依存するオペレーションは処理をしない"),
         rule: Localized("An operation whose dependency was cancelled does not do its work.",
-                        ja: "依存先がキャンセルされた操作は、自分の仕事をしない。"))
+                        ja: "依存先がキャンセルされたオペレーションは、自分の処理をしない。"))
     public static let properties = [completesWhenNotCancelled, stopsWhenCancelled, dependantsSkip, Property.finishes]
 
     static let items = Array(0..<100)
