@@ -24,7 +24,7 @@ extension Chapter02 {
             後半は `blocks` 個のクロージャを持つ `BlockOperation`（`addExecutionBlock`）です。\
             オペレーションが finished になるのはすべてのブロックが戻ってからなので、依存するオペレーションは最後のブロックが終わった後に始まります。\
             Apple の Foundation では 1 つの BlockOperation のブロックが複数のスレッドで同時に動くことがあります。この Foundation でどうなったかはタイムラインで確かめてください。\
-            いずれにしても、ブロック同士で可変の状態を守らずに共有してはいけませんし、順番も約束されていません。
+            いずれにしても、ブロック同士で可変の状態を守らずに共有してはいけませんし、順番も保証されていません。
             """),
         knobs: [
             .init("blocks", default: 3, range: 1...8, help: Localized("execution blocks in the BlockOperation", ja: "BlockOperation に入れるブロックの数")),
