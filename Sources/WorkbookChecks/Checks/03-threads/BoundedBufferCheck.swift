@@ -37,9 +37,9 @@ public enum BoundedBufferCheck {
         rule: Localized("put on a full buffer returns only after a take.", ja: "満杯のバッファに対する put は、take の後にだけ戻る。"))
     public static let sleepsWhileWaiting = Property(
         id: "polling",
-        name: Localized("waits by sleeping on the condition, not by polling", ja: "ポーリングではなく条件変数で眠って待つ"),
+        name: Localized("waits by sleeping on the condition, not by polling", ja: "ポーリングではなく条件変数でスリープして待つ"),
         rule: Localized("While a take waits on an empty buffer (or a put on a full one), its thread sleeps until another thread changes the buffer: it does not wake up again and again, or spin, while nothing changes.",
-                        ja: "空のバッファで take が（満杯のバッファで put が）待つ間、そのスレッドは別のスレッドがバッファを変えるまで眠る。何も変わらないのに何度も起きたり、スピンしたりしない。"))
+                        ja: "空のバッファで take が（満杯のバッファで put が）待つ間、そのスレッドは別のスレッドがバッファを変えるまでスリープする。何も変わらないのに何度も起きたり、スピンしたりしない。"))
     public static let wakesTheRightWaiter = Property(
         id: "missed-wakeup",
         name: Localized("every change wakes the waiters that can go on", ja: "変化のたびに、先へ進める待ち手が起こされる"),
@@ -233,7 +233,7 @@ public enum BoundedBufferCheck {
         guard let description = call.pollingDescription() else { return nil }
         return CheckFailure(sleepsWhileWaiting, observed: Localized(
             "On \(state.en), \(description.en). Wait with `condition.wait()` in a `while` loop: it sleeps until a broadcast, using no CPU.",
-            ja: "\(state.ja)で、\(description.ja)。`while` ループの中で `condition.wait()` を使って待ちましょう。broadcast されるまで CPU を使わずに眠ります。"),
+            ja: "\(state.ja)で、\(description.ja)。`while` ループの中で `condition.wait()` を使って待ちましょう。broadcast されるまで CPU を使わずにスリープします。"),
             events: trace.events)
     }
 

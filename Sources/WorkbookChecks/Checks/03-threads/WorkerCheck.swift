@@ -46,9 +46,9 @@ public enum WorkerCheck {
                         ja: "ワーカーのスレッドが仕事を待っているとき、shutdown や cancel はそれを起こし、スレッドが終わって join が戻る。"))
     public static let sleepsWhileWaiting = Property(
         id: "polling",
-        name: Localized("waits by sleeping on the condition, not by polling", ja: "ポーリングではなく条件変数で眠って待つ"),
+        name: Localized("waits by sleeping on the condition, not by polling", ja: "ポーリングではなく条件変数でスリープして待つ"),
         rule: Localized("While the worker's thread has no work, and while join waits, the thread sleeps until another thread changes the state: it does not wake up again and again, or spin, while nothing changes.",
-                        ja: "ワーカーのスレッドに仕事がない間も、join が待つ間も、スレッドは別のスレッドが状態を変えるまで眠る。何も変わらないのに何度も起きたり、スピンしたりしない。"))
+                        ja: "ワーカーのスレッドに仕事がない間も、join が待つ間も、スレッドは別のスレッドが状態を変えるまでスリープする。何も変わらないのに何度も起きたり、スピンしたりしない。"))
     public static let finishedAfterWork = Property(
         id: "finished-early",
         name: Localized("finished only after all accepted work", ja: "受け付けた仕事がすべて終わってから finished"),
@@ -222,7 +222,7 @@ public enum WorkerCheck {
             log.trace.record("the worker's thread polls")
             return CheckFailure(sleepsWhileWaiting, observed: Localized(
                 "Job 1 ran and nothing else was submitted. \(polling.en). Wait for work with `while jobs.isEmpty && accepting { condition.wait() }`: it sleeps until a broadcast, using no CPU.",
-                ja: "ジョブ 1 が実行され、ほかには何も投入されていません。\(polling.ja)。仕事は `while jobs.isEmpty && accepting { condition.wait() }` で待ちましょう。broadcast されるまで CPU を使わずに眠ります。"),
+                ja: "ジョブ 1 が実行され、ほかには何も投入されていません。\(polling.ja)。仕事は `while jobs.isEmpty && accepting { condition.wait() }` で待ちましょう。broadcast されるまで CPU を使わずにスリープします。"),
                 events: traceTail(log.trace.events))
         }
         if let failure = returnsAtOnce("\(stop)() on an idle worker", log, options: options, { log.trace.span("\(stop)()") { stop.call(on: worker) } }).failure {
