@@ -19,7 +19,7 @@ extension Chapter02 {
             When order matters, say so with a dependency.
             """,
             ja: """
-            同じ `operations` 個のオペレーション（それぞれ 2 ms の仕事）を 2 つのキューに入れます。1 つは `maxConcurrentOperationCount = 1`、もう 1 つは `width` です。\
+            同じ `operations` 個のオペレーション（それぞれ 2 ms の処理）を 2 つのキューに入れます。1 つは `maxConcurrentOperationCount = 1`、もう 1 つは `width` です。\
             キューはオペレーションを始める前に上限を確かめるので、1 つ目のキューのバーはタイムライン上で一列に並び、2 つ目のキューのバーは重なりますが、同時に `width` 個を超えることはありません。\
             最大の同時実行数は、記録したトレースから測ります。\
             上限はあくまで上限で、その数だけ動く保証はありません。キューは GCD のスレッドで動くので、GCD が渡すスレッドが少なければ（コアが少なければ）、重なる数も減ります。\

@@ -25,7 +25,7 @@ import WorkbookCore
 public enum CooperativeCancellationCheck {
     public static let completesWhenNotCancelled = Property(
         id: "incomplete",
-        name: Localized("without cancel, all the work and one publish", ja: "キャンセルなしなら全部の仕事と 1 回の publish"),
+        name: Localized("without cancel, all the work and one publish", ja: "キャンセルなしなら全部の処理と 1 回の publish"),
         rule: Localized("Not cancelled, the worker processes every item in order and the publisher publishes once.",
                         ja: "キャンセルされなければ、ワーカーはすべての要素を順に処理し、パブリッシャーは 1 回 publish する。"))
     public static let stopsWhenCancelled = Property(
@@ -219,7 +219,7 @@ public enum CooperativeCancellationCheck {
             let flags = workers.map(\.isCancelled)
             return CheckFailure(dependantsSkip, observed: Localized(
                 "The publisher depends on workers A, B and C (added in that order); only B was cancelled (isCancelled afterwards: A \(flags[0]), B \(flags[1]), C \(flags[2])), and the publisher still published. A cancelled operation counts as finished, so its dependants start anyway: check every dependency — `dependencies.contains { $0.isCancelled }` — before doing the work.",
-                ja: "パブリッシャーはワーカー A・B・C（この順に追加）に依存しています。キャンセルしたのは B だけです（その後の isCancelled: A \(flags[0])、B \(flags[1])、C \(flags[2])）が、パブリッシャーは publish しました。キャンセルされた操作も終了扱いなので、依存する操作はそれでも始まります。仕事の前に、すべての依存先を `dependencies.contains { $0.isCancelled }` で確認しましょう。"),
+                ja: "パブリッシャーはワーカー A・B・C（この順に追加）に依存しています。キャンセルしたのは B だけです（その後の isCancelled: A \(flags[0])、B \(flags[1])、C \(flags[2])）が、パブリッシャーは publish しました。キャンセルされた操作も終了扱いなので、依存する操作はそれでも始まります。処理の前に、すべての依存先を `dependencies.contains { $0.isCancelled }` で確認しましょう。"),
                 events: traceTail(trace.events, count: 12))
         }
         return nil
