@@ -219,7 +219,7 @@ public enum CooperativeCancellationCheck {
             let flags = workers.map(\.isCancelled)
             return CheckFailure(dependantsSkip, observed: Localized(
                 "The publisher depends on workers A, B and C (added in that order); only B was cancelled (isCancelled afterwards: A \(flags[0]), B \(flags[1]), C \(flags[2])), and the publisher still published. A cancelled operation counts as finished, so its dependants start anyway: check every dependency — `dependencies.contains { $0.isCancelled }` — before doing the work.",
-                ja: "パブリッシャーはワーカー A・B・C（この順に追加）に依存しています。キャンセルしたのは B だけです（その後の isCancelled: A \(flags[0])、B \(flags[1])、C \(flags[2])）が、パブリッシャーは publish しました。キャンセルされた操作も終了扱いなので、依存する操作はそれでも始まります。処理の前に、すべての依存先を `dependencies.contains { $0.isCancelled }` で確認しましょう。"),
+                ja: "パブリッシャーはワーカー A・B・C（この順に追加）に依存しています。キャンセルしたのは B だけです（その後の isCancelled: A \(flags[0])、B \(flags[1])、C \(flags[2])）が、パブリッシャーは publish しました。キャンセルされたオペレーションも終了扱いなので、依存するオペレーションはそれでも始まります。処理の前に、すべての依存先を `dependencies.contains { $0.isCancelled }` で確認しましょう。"),
                 events: traceTail(trace.events, count: 12))
         }
         return nil
@@ -269,7 +269,7 @@ public enum CooperativeCancellationCheck {
                             ja: "ワーカーが要素 \(processed[0])\(processed.count > 1 ? " ほか \(processed.count - 1) 個" : "")を処理しました")
             return CheckFailure(stopsWhenCancelled, observed: Localized(
                 "cancel() can land just after start() has checked isCancelled and called main(), before main() looks. The check made that happen: it cancelled each operation, then called its main(); \(what.en). Check isCancelled before each item — before the first one too — and before publishing.",
-                ja: "cancel() は、start() が isCancelled を確かめて main() を呼んだ直後、main() が確かめる前に届くことがあります。チェックはその瞬間を作りました。各操作をキャンセルしてから main() を呼ぶと、\(what.ja)。isCancelled は各要素の前（最初の要素の前も）と publish の前に確かめましょう。"),
+                ja: "cancel() は、start() が isCancelled を確かめて main() を呼んだ直後、main() が確かめる前に届くことがあります。チェックはその瞬間を作りました。各オペレーションをキャンセルしてから main() を呼ぶと、\(what.ja)。isCancelled は各要素の前（最初の要素の前も）と publish の前に確かめましょう。"),
                 events: traceTail(sink.trace.events))
         }
         return nil
