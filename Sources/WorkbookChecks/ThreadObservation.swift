@@ -79,7 +79,7 @@ func pollingDescription(_ who: Localized, usage: ThreadUsage, seconds: Double, w
     if let sleeps = usage.sleeps, sleeps >= wakeUps {
         return Localized(
             "\(who.en) for \(ms) ms, and its thread went to sleep and woke up \(sleeps) times in that span (a thread waiting on a condition sleeps once, until it is woken): it polls",
-            ja: "\(who.ja)（\(ms) ms）、その間にスレッドが \(sleeps) 回眠っては起きました（条件変数で待つスレッドは起こされるまで 1 回眠るだけです）。ポーリングしています")
+            ja: "\(who.ja)（\(ms) ms）、その間にスレッドが \(sleeps) 回スリープしては起きました（条件変数で待つスレッドは起こされるまで 1 回スリープするだけです）。ポーリングしています")
     }
     if usage.cpuSeconds > max(0.015, 0.25 * seconds) {
         return Localized(

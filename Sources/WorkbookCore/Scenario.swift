@@ -95,7 +95,7 @@ public enum KnobError: Error, Equatable {
         switch self {
         case let .unknown(name, known):
             let list = known.isEmpty ? "-" : known.joined(separator: ", ")
-            return Localized("unknown knob '\(name)' (knobs: \(list))", ja: "不明なノブ '\(name)'（ノブ: \(list)）")
+            return Localized("unknown knob '\(name)' (knobs: \(list))", ja: "不明なパラメータ '\(name)'（パラメータ: \(list)）")
         case let .outOfRange(knob, value, range):
             return Localized(
                 "\(knob)=\(value) is outside \(range.lowerBound)...\(range.upperBound)",

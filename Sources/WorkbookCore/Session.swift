@@ -193,7 +193,7 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
         write(t(scenario.narration))
         if !scenario.knobs.isEmpty {
             write("")
-            write(t(Localized("Knobs (run \(number) name=value):", ja: "ノブ（run \(number) 名前=値）:")))
+            write(t(Localized("Knobs (run \(number) name=value):", ja: "パラメータ（run \(number) 名前=値）:")))
             for knob in scenario.knobs {
                 write("  \(knob.name)=\(knob.defaultValue)  (\(knob.range.lowerBound)...\(knob.range.upperBound))  \(t(knob.help))")
             }
@@ -289,10 +289,10 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
         """, ja: """
         コマンド:
           list                    シナリオ一覧
-          run N [名前=値 …]       シナリオ N を実行（ノブを変えられます）
+          run N [名前=値 …]       シナリオ N を実行（パラメータを変えられます）
           N                       run N と同じ
           predict N               先に答えてから実行し、結果と比べる
-          explain N               シナリオ N の説明、ノブ、問題
+          explain N               シナリオ N の説明、パラメータ、問題
           play                    ゲーム一覧: あなたがスケジューラです
           play N                  ゲーム N: 各ステップで実行するタスクを選ぶ
           replay N トークン        ゲームのスケジュールをトークンから再現
@@ -324,8 +324,8 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
         使い方: swift run \(e) [オプション]
           （オプションなし）  対話モード: 'help' でコマンド一覧。パイプ入力は 1 行ずつ実行
           --list             シナリオ一覧
-          --run N [k=v …]    シナリオ N を 1 回実行（ノブ指定可）
-          --all              全シナリオを既定のノブで実行
+          --run N [k=v …]    シナリオ N を 1 回実行（パラメータ指定可）
+          --all              全シナリオを既定のパラメータで実行
           --lang en|ja       言語（既定: LANG から）
           --no-color         色なし（NO_COLOR=1 や端末以外への出力でも同じ）
           --seed S           ランダムに選ぶシナリオのシード（既定 1）

@@ -45,7 +45,7 @@ extension Chapter01 {
             """,
             ja: """
             2 つのブロックを `DispatchQueue.global()` で実行します。\
-            それぞれ共有カウンタを読み、少し別の仕事（`window`）をしてから、読んだ値 + 1 を書き込んで表示します。\
+            それぞれ共有カウンタを読み、少し別の処理（`window`）をしてから、読んだ値 + 1 を書き込んで表示します。\
             片方が終わってからもう片方が始まれば、表示は 1 と 2、カウンタは 2 になります。\
             両方が書き込む前に両方が 0 を読むと、どちらも 1 を表示し、インクリメントが 1 回消えてカウンタは 1 で終わります。\
             1 回の実行では何もわからないので、`iterations` 回繰り返して最終値を集計します（`window` を広げると更新の消失が増えます）。\
@@ -58,7 +58,7 @@ extension Chapter01 {
                   help: Localized("how many runs to tally", ja: "集計する実行回数")),
             .init("window", default: 20, range: 0...1000,
                   help: Localized("µs of work between the read and the write (wider: more lost updates)",
-                                  ja: "読み取りと書き込みの間の仕事の長さ（µs）。広いほど更新が消えやすい")),
+                                  ja: "読み取りと書き込みの間の処理の長さ（µs）。広いほど更新が消えやすい")),
         ],
         prediction: .init(
             question: Localized(

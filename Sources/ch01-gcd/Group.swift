@@ -18,8 +18,8 @@ extension Chapter01 {
             Every `enter()` needs exactly one `leave()`: one too few and notify never runs; one too many is a crash.
             """,
             ja: """
-            グループは終わっていない仕事の数を数えます。`enter()` で 1 増え、`leave()` で 1 減ります。\
-            `tasks` 個のブロックはそれぞれ投入前に enter し、（長さの異なる）仕事が終わったら leave します。\
+            グループは終わっていない処理の数を数えます。`enter()` で 1 増え、`leave()` で 1 減ります。\
+            `tasks` 個のブロックはそれぞれ投入前に enter し、（長さの異なる）処理が終わったら leave します。\
             `notify(queue:)` で登録したブロックは数がゼロになった時点で 1 回だけ実行されるので、タイムラインでは最後のタスクの終わりより後に来ます。\
             `wait()` は呼び出し元のスレッドを止めて同じことをします（自前のスレッドなら問題ありませんが、メインスレッドでは禁物です）。\
             後半では、止めてあるタスクがグループを終わらせないので、5 ms の `wait(timeout:)` は `.timedOut` を返します。\

@@ -18,13 +18,13 @@ extension Chapter01 {
             Either way, the effect appears only under contention: a background task on an idle machine runs just as fast.
             """,
             ja: """
-            `.background` から `.userInteractive` までの各クラスで `DispatchQueue.global(qos:)` に仕事を投入し、ブロックごとに自分のスレッドの様子を報告させます。\
-            QoS はスケジューラへのお願いであって順序の約束ではないので、どのブロックが先に終わるかはここからは言えません。\
+            `.background` から `.userInteractive` までの各クラスで `DispatchQueue.global(qos:)` に処理を投入し、ブロックごとに自分のスレッドの様子を報告させます。\
+            QoS はスケジューラへのお願いであって順序の保証ではないので、どのブロックが先に終わるかはここからは言えません。\
             Linux の libdispatch はクラスごとにスレッドプールを持ち、クラスをスレッドの nice 値に変えます（CPU が混んでいるときは値の小さいほうが先に動きます）。\
             表にはカーネルが報告する値が出ており、スレッド名からはプールがわかります。\
-            Linux では `Thread.current.qualityOfService` が配線されておらず、どのキューでも同じ値になります。\
+            Linux では `Thread.current.qualityOfService` が連動しておらず、どのキューでも同じ値になります。\
             Apple のプラットフォームでは代わりに `qos_class_self()` を表示します。そちらではクラスがタイマーや I/O、どのコアで動くかにも影響します。\
-            いずれにしても効果が出るのは CPU の取り合いがあるときだけで、暇なマシンではバックグラウンドの仕事も同じ速さで動きます。
+            いずれにしても効果が出るのは CPU の取り合いがあるときだけで、暇なマシンではバックグラウンドの処理も同じ速さで動きます。
             """),
         knobs: [
             .init("tasks", default: 2, range: 1...16, help: Localized("blocks per QoS class", ja: "QoS クラスごとのブロック数")),
@@ -91,7 +91,7 @@ extension Chapter01 {
         if !initiatedLanes.isDisjoint(with: interactiveLanes) {
             context.say(Localized(
                 "userInitiated and userInteractive work ran on the same threads: one pool serves both here.",
-                ja: "userInitiated と userInteractive の仕事が同じスレッドで動きました。ここでは 1 つのプールが両方を受け持っています。"))
+                ja: "userInitiated と userInteractive の処理が同じスレッドで動きました。ここでは 1 つのプールが両方を受け持っています。"))
         }
     }
 }

@@ -19,7 +19,7 @@ extension Chapter01 {
             """,
             ja: """
             同じ 3 つのブロックを、まずシリアルキューに、次にコンカレントキューに `async` で投入します。\
-            A が一番長く（3 ms）、B は 2 ms、C は 1 ms 働き、終わったときに自分の文字を表示します。\
+            A が一番長く（3 ms）、B は 2 ms、C は 1 ms の処理を行い、終わったときに自分の文字を表示します。\
             シリアルキューは前のブロックが終わってから次のブロックを、投入した順（FIFO）に 1 つずつ実行します。\
             そのため表示は必ず A B C になり、タイムラインのバーも一列に並びます。\
             コンカレントキューは 3 つを同時に始めてよいので、短いブロックが先に終わります。\
@@ -29,7 +29,7 @@ extension Chapter01 {
         prediction: .init(
             question: Localized(
                 "In what order do A, B, C print on the SERIAL queue? (A works 3 ms, B 2 ms, C 1 ms)",
-                ja: "シリアルキューでは A, B, C はどの順番で表示されるでしょう？（A は 3 ms、B は 2 ms、C は 1 ms 働きます）"),
+                ja: "シリアルキューでは A, B, C はどの順番で表示されるでしょう？（処理時間は A が 3 ms、B が 2 ms、C が 1 ms です）"),
             explanation: Localized(
                 "A serial queue starts a block only when the one before it has finished, in the order they were submitted. How long each block works does not matter: ABC is the only possible order.",
                 ja: "シリアルキューは前のブロックが終わってから、投入された順に次のブロックを始めます。各ブロックの長さは関係なく、ABC 以外の順番はありえません。"),

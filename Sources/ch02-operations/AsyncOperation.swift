@@ -25,13 +25,13 @@ extension Chapter02 {
             ダウンロード用のオペレーションはコールバック式の API を呼びます。リクエストを送ると、応答は後で別のスレッドに届きます。\
             2 つ目のオペレーションはダウンロードに依存し、その結果を使います。偽のサーバーはキューの出方がわかるまで応答を保留するので、毎回同じ筋書きになります。\
             1) 間違ったやり方: `main()` はリクエストを送って戻ります。キューにとって `main()` から戻ることは終わったことを意味するので、\
-            リクエストがまだ飛んでいる（`server` レーン）うちに依存先が始まり、nil を読みます。\
-            2) 正しいやり方: `main()` ではなく `start()` をオーバーライドし、`isExecuting` を立てて、仕事が続いたまま戻ります。\
+            リクエストがまだ飛んでいる（`server` レーン）うちに依存するオペレーションが始まり、nil を読みます。\
+            2) 正しいやり方: `main()` ではなく `start()` をオーバーライドし、`isExecuting` を立てて、処理が続いたまま戻ります。\
             応答が届いたら `isFinished` を立て、両方の変化を `willChangeValue`/`didChangeValue(forKey:)` で知らせます。\
             キューは自分のスレッドから状態を読み、応答は別のスレッドから書くので、状態はロックで守ります。\
-            これで依存先は応答の後に始まり、結果を受け取れます。（`isAsynchronous = true` が効くのは自分で `start()` を呼ぶときだけで、キューは見ません。）\
-            3) 正しいけれど通知しないやり方: 同じ状態変化を、通知なしで行います。キューは知らされないので依存先は永遠に始まらず、誰も報告しません。\
-            シナリオは 300 ms で見切りをつけ、足りなかった通知を送ります。すると依存先はすぐに始まります。
+            これで依存するオペレーションは応答の後に始まり、結果を受け取れます。（`isAsynchronous = true` が効くのは自分で `start()` を呼ぶときだけで、キューは見ません。）\
+            3) 正しいけれど通知しないやり方: 同じ状態変化を、通知なしで行います。キューは知らされないので依存するオペレーションは永遠に始まらず、誰も報告しません。\
+            シナリオは 300 ms で見切りをつけ、足りなかった通知を送ります。すると依存するオペレーションはすぐに始まります。
             """)
     ) { context in
         try await blocking { try runAsyncOperation(context) }
@@ -90,7 +90,7 @@ extension Chapter02 {
         // mark it a moment after start() returns), so the dependant is on its way: wait for it.
         // The asynchronous downloads cannot finish before the reply, so nothing is on its way.
         if style == .mainReturns {
-            try wait(for: dependantStarted, Localized("the dependant did not start", ja: "依存先が始まりませんでした"))
+            try wait(for: dependantStarted, Localized("the dependant did not start", ja: "依存するオペレーションが始まりませんでした"))
         }
         server.release.signal()
 
@@ -104,9 +104,9 @@ extension Chapter02 {
             context.note("part \(part) result", used.current ?? "")
             context.say(afterReply
                 ? Localized("  The dependant began after the reply arrived and used the result.",
-                            ja: "  依存先は応答が届いてから始まり、結果を使いました。")
+                            ja: "  依存するオペレーションは応答が届いてから始まり、結果を使いました。")
                 : Localized("  The dependant began BEFORE the reply arrived: the queue counted the download as finished when main() returned.",
-                            ja: "  依存先は応答が届く前に始まりました。キューは main() から戻った時点でダウンロードを終わったとみなしたのです。"))
+                            ja: "  依存するオペレーションは応答が届く前に始まりました。キューは main() から戻った時点でダウンロードを終わったとみなしたのです。"))
         case .asynchronous(notifies: false):
             try wait(for: server.replied, Localized("the reply never arrived", ja: "応答が届きませんでした"))
             try runSilentDownload(queue: queue, download: download, dependant: dependant, context)
@@ -121,7 +121,7 @@ extension Chapter02 {
         context.note("part 3 dependant ran without notification", String(drained))
         if drained {
             context.say(Localized("  The dependant ran anyway: this Foundation noticed without the notification.",
-                                  ja: "  それでも依存先は動きました。この Foundation は通知なしで気づいたのです。"))
+                                  ja: "  それでも依存するオペレーションは動きました。この Foundation は通知なしで気づいたのです。"))
             return
         }
         context.say(Localized(
@@ -130,7 +130,7 @@ extension Chapter02 {
             but dependant.isReady = \(dependant.isReady) and the queue still holds \(queue.operationCount) operation(s): it was never told.
             """,
             ja: """
-              300 ms 経っても依存先は始まっていません。download.isFinished = \(download.isFinished) なのに、\
+              300 ms 経っても依存するオペレーションは始まっていません。download.isFinished = \(download.isFinished) なのに、\
             dependant.isReady = \(dependant.isReady) で、キューにはまだ \(queue.operationCount) 個のオペレーションがあります。知らされていないのです。
             """))
         context.say(Localized("  Sending willChangeValue/didChangeValue(forKey: \"isFinished\") now:",
@@ -139,8 +139,8 @@ extension Chapter02 {
         let rescued = returnsWithin(seconds: 2) { queue.waitUntilAllOperationsAreFinished() }
         context.note("part 3 rescued by the notification", String(rescued))
         context.say(rescued
-            ? Localized("  the dependant ran at once, and the queue emptied.", ja: "  依存先はすぐに動き、キューは空になりました。")
-            : Localized("  the dependant still did not start; the queue is left behind.", ja: "  それでも依存先は始まりませんでした。キューは置き去りにします。"))
+            ? Localized("  the dependant ran at once, and the queue emptied.", ja: "  依存するオペレーションはすぐに動き、キューは空になりました。")
+            : Localized("  the dependant still did not start; the queue is left behind.", ja: "  それでも依存するオペレーションは始まりませんでした。キューは置き去りにします。"))
     }
 }
 

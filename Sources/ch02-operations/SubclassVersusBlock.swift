@@ -18,13 +18,13 @@ extension Chapter02 {
             Either way, blocks must not share mutable state unguarded, and their order is not promised.
             """,
             ja: """
-            オペレーションは 1 つの仕事を包むオブジェクトで、キューに実行させたり、依存関係を付けたり、キャンセルしたりできます。\
-            前半は `Operation` のサブクラスです。入力は `init` で受け取り、仕事は `main()` に書き、結果はプロパティに入れて、終わってから呼び出し側が読みます。\
+            オペレーションは 1 つの処理を包むオブジェクトで、キューに実行させたり、依存関係を付けたり、キャンセルしたりできます。\
+            前半は `Operation` のサブクラスです。入力は `init` で受け取り、処理は `main()` に書き、結果はプロパティに入れて、終わってから呼び出し側が読みます。\
             状態フラグに注目してください。キューに入れる前は ready、`main()` の中では executing で、動いているのは呼び出し側（T1）ではなくキューのスレッド（T2 …）です。`main()` から戻ると finished になります。\
             後半は `blocks` 個のクロージャを持つ `BlockOperation`（`addExecutionBlock`）です。\
             オペレーションが finished になるのはすべてのブロックが戻ってからなので、依存するオペレーションは最後のブロックが終わった後に始まります。\
             Apple の Foundation では 1 つの BlockOperation のブロックが複数のスレッドで同時に動くことがあります。この Foundation でどうなったかはタイムラインで確かめてください。\
-            いずれにしても、ブロック同士で可変の状態を守らずに共有してはいけませんし、順番も約束されていません。
+            いずれにしても、ブロック同士で可変の状態を守らずに共有してはいけませんし、順番も保証されていません。
             """),
         knobs: [
             .init("blocks", default: 3, range: 1...8, help: Localized("execution blocks in the BlockOperation", ja: "BlockOperation に入れるブロックの数")),

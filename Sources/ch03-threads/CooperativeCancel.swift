@@ -17,13 +17,13 @@ extension Chapter03 {
             A thread blocked in `sleep` or in a lock or condition wait does not see the flag until it wakes up.
             """,
             ja: """
-            2 本のスレッドが、同じ `steps` 段のループ（1 段あたり約 0.3 ms の仕事）を実行します。\
+            2 本のスレッドが、同じ `steps` 段のループ（1 段あたり約 0.3 ms の処理）を実行します。\
             両方が 1 段目を終えたところで、呼び出し側（T1）が両方のスレッドオブジェクトに `cancel()` を呼び、それから先へ進ませます。\
             確かめる側のスレッドは各段の前に `Thread.current.isCancelled` を見て、true ならすぐに戻ります。もう一方は一度も見ません。\
             `cancel()` はスレッドを止めも、割り込みも、起こしもしません。`isCancelled` を立てる、それだけです。\
             そのため確かめる側は 1 段目の後で止まり、もう一方は `isCancelled` が true のまま最後の段まで走ります。\
-            `Operation`（第 02 章）も同じで、Swift のタスク（第 04 章）も考え方は同じです。キャンセルは依頼であり、止まっても安全な箇所で仕事自身が確かめなければなりません。\
-            `sleep` やロック・条件変数の待ちで止まっているスレッドは、目を覚ますまでフラグに気づきません。
+            `Operation`（第 02 章）も同じで、Swift のタスク（第 04 章）も考え方は同じです。キャンセルは依頼であり、止まっても安全な箇所で処理の側が自分で確かめなければなりません。\
+            `sleep` やロック・条件変数の待ちで止まっているスレッドは、起床するまでフラグに気づきません。
             """),
         knobs: [
             .init("steps", default: 8, range: 2...50, help: Localized("steps in each thread's loop", ja: "各スレッドのループの段数")),

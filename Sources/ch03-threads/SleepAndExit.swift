@@ -20,18 +20,18 @@ extension Chapter03 {
             (Sleeping to wait for another thread is a guess, never a synchronisation: the scenarios here use semaphores and conditions for that.)
             """,
             ja: """
-            前半: `Thread.sleep(forTimeInterval:)` で `milliseconds` ms の眠りを 5 回、単調時計で測ります。\
-            眠りは頼んだ時間より必ず長く、少しだけ余分にかかります。スレッドを起こし、もう一度スケジュールする時間が要るからです。\
-            中盤: `milliseconds` ms ごとに刻み、1 回ごとに 3 ms の仕事をするループです。\
-            仕事の後に間隔ぶん眠ると、ずれが積み重なります。毎回、仕事と目覚めの分だけ遅れるからです。\
-            期限まで眠る（`Thread.sleep(until:)` に開始時刻 + n × 間隔を渡す）と、ずれは積み重なりません。1 回の遅れが次に持ち越されないからです。\
+            前半: `Thread.sleep(forTimeInterval:)` で `milliseconds` ms のスリープを 5 回、単調時計で測ります。\
+            スリープは指定した時間より必ず長く、少しだけ余分にかかります。スレッドを起こし、もう一度スケジュールする時間が要るからです。\
+            中盤: `milliseconds` ms ごとに刻み、1 回ごとに 3 ms の処理をするループです。\
+            処理の後に間隔ぶんスリープすると、ずれが積み重なります。毎回、処理と起床の分だけ遅れるからです。\
+            期限までスリープする（`Thread.sleep(until:)` に開始時刻 + n × 間隔を渡す）と、ずれは積み重なりません。1 回の遅れが次に持ち越されないからです。\
             後半: スレッドがロックを取り、解放する `defer` を書いたうえで `Thread.exit()` を呼びます。\
             スレッドはその場で終わります。呼び出しの後の行は動かず、`defer` も動かないので、ロックは永遠にかかったままです。\
             `Thread.exit()` が必要な場面はまずありません。クロージャから戻ってください。\
-            （別のスレッドを待つために眠るのは当て推量で、同期にはなりません。このワークブックではセマフォや条件変数を使います。）
+            （別のスレッドを待つためにスリープするのは当て推量で、同期にはなりません。このワークブックではセマフォや条件変数を使います。）
             """),
         knobs: [
-            .init("milliseconds", default: 10, range: 1...200, help: Localized("the sleep and the tick interval, in ms", ja: "眠る時間と刻みの間隔（ms）")),
+            .init("milliseconds", default: 10, range: 1...200, help: Localized("the sleep and the tick interval, in ms", ja: "スリープする時間と刻みの間隔（ms）")),
         ]
     ) { context in
         try await blocking { try runSleepAndExit(context) }
@@ -54,11 +54,11 @@ extension Chapter03 {
         context.note("shortest oversleep ms", String(format: "%.3f", least))
         context.say(Localized(
             "  each sleep lasted \(String(format: "%.2f", least))–\(String(format: "%.2f", most)) ms longer than asked; never shorter.",
-            ja: "  どの眠りも、頼んだ時間より \(String(format: "%.2f", least))〜\(String(format: "%.2f", most)) ms 長く続きました。短くなることはありません。"))
+            ja: "  どのスリープも、指定した時間より \(String(format: "%.2f", least))〜\(String(format: "%.2f", most)) ms 長く続きました。短くなることはありません。"))
 
         // Part two: a steady tick, by interval and by deadline.
         let ticks = 5
-        context.say(Localized("2) \(ticks) ticks of 3 ms work, every \(interval) ms:", ja: "2) \(interval) ms ごとに 3 ms の仕事を \(ticks) 回:"))
+        context.say(Localized("2) \(ticks) ticks of 3 ms work, every \(interval) ms:", ja: "2) \(interval) ms ごとに 3 ms の処理を \(ticks) 回:"))
         func drift(byDeadline: Bool) -> Double {
             let start = MonotonicClock.now(), startDate = Date()
             for tick in 1...ticks {
@@ -80,7 +80,7 @@ extension Chapter03 {
               sleep(until: start + n × \(interval) ms):   \(ticks) ticks took \(String(format: "%.1f", byDeadline)) ms more.
             """,
             ja: """
-              仕事の後に sleep(forTimeInterval:): \(ticks) 回で \(ticks) × \(interval) ms より \(String(format: "%.1f", byInterval)) ms 長くかかりました。
+              処理の後に sleep(forTimeInterval:): \(ticks) 回で \(ticks) × \(interval) ms より \(String(format: "%.1f", byInterval)) ms 長くかかりました。
               sleep(until: 開始 + n × \(interval) ms):   \(ticks) 回で \(String(format: "%.1f", byDeadline)) ms 長くかかりました。
             """))
 

@@ -16,8 +16,8 @@ extension Chapter03 {
             (GCD can explode too: blocks that block make it add threads. Chapter 04 shows how Swift concurrency's fixed pool avoids that.)
             """,
             ja: """
-            小さなタスク（1 つ約 20 µs の仕事）を `tasks` 個、2 通りの方法で実行して測ります。\
-            まずタスクごとに新しい `Thread` を作ります。どのタスクも OS のスレッドを作る費用（スタック、カーネルのオブジェクト、スケジューリング）と片付ける費用を払い、\
+            小さなタスク（1 つ約 20 µs の処理）を `tasks` 個、2 通りの方法で実行して測ります。\
+            まずタスクごとに新しい `Thread` を作ります。どのタスクも OS のスレッドを作るコスト（スタック、カーネルのオブジェクト、スケジューリング）と片付けるコストを払い、\
             同時にいくつ存在するかを制限するものもありません。次に `DispatchQueue.global()` のブロックとして実行します。GCD はワーカースレッドのプール（コアあたり約 1 本）を持ち、使い回します。\
             シナリオは、タスクを実行したスレッドの数、同時に生きていた最大数、それぞれの所要時間を数えます。\
             タスクが何千にもなったり、タスクが待ちで止まったりすると、タスクごとのスレッドは OS の限界にぶつかりますが、プールはぶつかりません。\
@@ -93,6 +93,6 @@ extension Chapter03 {
                           String(pooled.peak), formatDuration(nanoseconds: pooledTime)]))
         context.say(Localized(
             "  \(perTask.threads) threads ran \(tasks) tasks; GCD used \(pooled.threads). The thread-per-task way took \(String(format: "%.1f", ratio))× as long (\(String(format: "%.0f", Double(perTaskTime) / Double(tasks) / 1_000)) µs per task instead of 20 µs of work).",
-            ja: "  \(tasks) 個のタスクを \(perTask.threads) 本のスレッドが実行し、GCD が使ったのは \(pooled.threads) 本でした。タスクごとのスレッドは \(String(format: "%.1f", ratio)) 倍の時間がかかりました（20 µs の仕事に対して、タスクあたり \(String(format: "%.0f", Double(perTaskTime) / Double(tasks) / 1_000)) µs）。"))
+            ja: "  \(tasks) 個のタスクを \(perTask.threads) 本のスレッドが実行し、GCD が使ったのは \(pooled.threads) 本でした。タスクごとのスレッドは \(String(format: "%.1f", ratio)) 倍の時間がかかりました（20 µs の処理に対して、タスクあたり \(String(format: "%.0f", Double(perTaskTime) / Double(tasks) / 1_000)) µs）。"))
     }
 }

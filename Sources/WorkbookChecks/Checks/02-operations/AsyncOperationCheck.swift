@@ -39,19 +39,19 @@ import WorkbookCore
 public enum AsyncOperationCheck {
     public static let dependantWaits = Property(
         id: "dependant-started-early",
-        name: Localized("dependants start only after the work is done", ja: "依存する操作は仕事が終わってから始まる"),
+        name: Localized("dependants start only after the work is done", ja: "依存するオペレーションは処理が終わってから始まる"),
         rule: Localized("An operation that depends on this one starts only after `done` is called.",
-                        ja: "この操作に依存する操作は、`done` が呼ばれた後にだけ始まる。"))
+                        ja: "このオペレーションに依存するオペレーションは、`done` が呼ばれた後にだけ始まる。"))
     public static let dependantStarts = Property(
         id: "never-finished",
         name: Localized("the queue learns it finished", ja: "キューが終了を知る"),
         rule: Localized("After `done`, the operation is finished and its dependants start.",
-                        ja: "`done` の後、操作は終了し、依存する操作が始まる。"))
+                        ja: "`done` の後、オペレーションは終了し、依存するオペレーションが始まる。"))
     public static let stateReadsRight = Property(
         id: "wrong-state",
         name: Localized("isAsynchronous, isExecuting and isFinished read right", ja: "isAsynchronous・isExecuting・isFinished が正しい"),
         rule: Localized("Asynchronous; executing and not finished while the work runs; finished and not executing after done.",
-                        ja: "非同期であり、仕事の間は実行中かつ未終了、done の後は終了かつ非実行中。"))
+                        ja: "非同期であり、処理の間は実行中かつ未終了、done の後は終了かつ非実行中。"))
     public static let changesAnnounced = Property(
         id: "not-announced",
         name: Localized("every change of isExecuting and isFinished is announced", ja: "isExecuting と isFinished の変化はすべて通知される"),
@@ -61,17 +61,17 @@ public enum AsyncOperationCheck {
         id: "finish-twice",
         name: Localized("a second done() changes nothing", ja: "2 回目の done() は何も変えない"),
         rule: Localized("When done is called again, the operation stays finished and not executing, and nothing is announced again.",
-                        ja: "done がもう一度呼ばれても、操作は終了・非実行中のままで、何も再通知されない。"))
+                        ja: "done がもう一度呼ばれても、オペレーションは終了・非実行中のままで、何も再通知されない。"))
     public static let runsTheWork = Property(
         id: "work-skipped",
-        name: Localized("the work runs once, when started", ja: "開始されると仕事がちょうど 1 回実行される"),
+        name: Localized("the work runs once, when started", ja: "開始されると処理がちょうど 1 回実行される"),
         rule: Localized("Started and not cancelled, the operation calls its work exactly once and finishes only through done.",
-                        ja: "キャンセルされずに開始された操作は、仕事をちょうど 1 回呼び、done によってだけ終了する。"))
+                        ja: "キャンセルされずに開始されたオペレーションは、処理をちょうど 1 回呼び、done によってだけ終了する。"))
     public static let cancelledSkipsWork = Property(
         id: "ran-when-cancelled",
-        name: Localized("cancelled before start: no work, still finishes", ja: "開始前のキャンセル: 仕事をせず、終了はする"),
+        name: Localized("cancelled before start: no work, still finishes", ja: "開始前のキャンセル: 処理をせず、終了はする"),
         rule: Localized("An operation cancelled before it starts never runs its work, and finishes.",
-                        ja: "開始前にキャンセルされた操作は仕事を実行せず、終了する。"))
+                        ja: "開始前にキャンセルされたオペレーションは処理を実行せず、終了する。"))
     public static let properties = [dependantWaits, dependantStarts, stateReadsRight, changesAnnounced, finishesOnce,
                                     runsTheWork, cancelledSkipsWork, Property.finishes]
 
@@ -252,13 +252,13 @@ public enum AsyncOperationCheck {
             let finished = seen.whileRunning?.finished == true || FoundationRecord.finished(seen.recordAfterStart)
             return CheckFailure(runsTheWork, observed: Localized(
                 "start() returned and the work was never called\(finished ? ", yet the operation already counted as finished" : "") — its dependants would go on without it. In start(), unless cancelled, become executing and call execute().",
-                ja: "start() が戻っても仕事は一度も呼ばれませんでした\(finished ? "。それなのに操作はすでに終了扱いです" : "")。依存する操作はそれを待たずに進んでしまいます。start() では、キャンセルされていなければ実行中になり execute() を呼びましょう。"),
+                ja: "start() が戻っても処理は一度も呼ばれませんでした\(finished ? "。それなのにオペレーションはすでに終了扱いです" : "")。依存するオペレーションはそれを待たずに進んでしまいます。start() では、キャンセルされていなければ実行中になり execute() を呼びましょう。"),
                 events: events)
         }
         if calls > 1 {
             return CheckFailure(runsTheWork, observed: Localized(
                 "start() called the work \(calls) times; it must run once. Call execute() once, from start() only (main() is not used by an asynchronous operation).",
-                ja: "start() は仕事を \(calls) 回呼びました。1 回だけ実行されるべきです。execute() は start() から 1 回だけ呼びましょう（非同期の操作では main() は使いません）。"),
+                ja: "start() は処理を \(calls) 回呼びました。1 回だけ実行されるべきです。execute() は start() から 1 回だけ呼びましょう（非同期オペレーションでは main() は使いません）。"),
                 events: events)
         }
         if let running = seen.whileRunning, running.finished || FoundationRecord.finished(seen.recordAfterStart) {
@@ -266,13 +266,13 @@ public enum AsyncOperationCheck {
             let recordJa = seen.recordAfterStart.map { "（Foundation 自身の記録: \($0)）" } ?? ""
             return CheckFailure(dependantWaits, observed: Localized(
                 "start() returned with the work still out (done not called yet), and the operation already counted as finished: \(running)\(record). A queue would start its dependants now. That is what a plain main() does — finished when main returns; override start(), isAsynchronous, isExecuting and isFinished instead.",
-                ja: "仕事がまだ終わっていない（done 未呼び出し）のに start() が戻った時点で、操作はすでに終了扱いでした: \(running)\(recordJa)。キューはここで依存する操作を始めてしまいます。素の main() はこうなります（main が戻ると終了）。代わりに start()・isAsynchronous・isExecuting・isFinished をオーバーライドしましょう。"),
+                ja: "処理がまだ終わっていない（done 未呼び出し）のに start() が戻った時点で、オペレーションはすでに終了扱いでした: \(running)\(recordJa)。キューはここで依存するオペレーションを始めてしまいます。素の main() はこうなります（main が戻ると終了）。代わりに start()・isAsynchronous・isExecuting・isFinished をオーバーライドしましょう。"),
                 events: events)
         }
         if let running = seen.whileRunning, running.asynchronous != true || !running.executing {
             return CheckFailure(stateReadsRight, observed: Localized(
                 "While the work ran (start() had returned, done not called yet), another thread read isAsynchronous=\(running.asynchronous.map(String.init) ?? "?"), \(running); expected isAsynchronous=true, isExecuting=true, isFinished=false.",
-                ja: "仕事の実行中（start() は戻り、done はまだ）に別のスレッドから読むと isAsynchronous=\(running.asynchronous.map(String.init) ?? "?")、\(running) でした。期待値は isAsynchronous=true、isExecuting=true、isFinished=false です。"),
+                ja: "処理の実行中（start() は戻り、done はまだ）に別のスレッドから読むと isAsynchronous=\(running.asynchronous.map(String.init) ?? "?")、\(running) でした。期待値は isAsynchronous=true、isExecuting=true、isFinished=false です。"),
                 events: events)
         }
         if let failure = judgeFinished(seen) { return failure }
@@ -280,7 +280,7 @@ public enum AsyncOperationCheck {
         if let again = seen.afterSecondDone, again.executing || !again.finished {
             return CheckFailure(finishesOnce, observed: Localized(
                 "done was called a second time, and the operation changed: now \(again) (after the first done: \(seen.afterDone.map(String.init(describing:)) ?? "?")). finish() must do nothing the second time: remember under the lock that it ran, and return.",
-                ja: "done を 2 回目に呼ぶと操作の状態が変わりました: 今は \(again)（1 回目の done の後: \(seen.afterDone.map(String.init(describing:)) ?? "?")）。2 回目の finish() は何もしてはいけません。実行済みであることをロックの下で覚えておき、すぐ戻りましょう。"),
+                ja: "done を 2 回目に呼ぶとオペレーションの状態が変わりました: 今は \(again)（1 回目の done の後: \(seen.afterDone.map(String.init(describing:)) ?? "?")）。2 回目の finish() は何もしてはいけません。実行済みであることをロックの下で覚えておき、すぐ戻りましょう。"),
                 events: events)
         }
         if let entries = seen.announcementsAfterSecondDone {
@@ -296,13 +296,13 @@ public enum AsyncOperationCheck {
         if seen.cancelledWorkCalls > 0 {
             return CheckFailure(cancelledSkipsWork, observed: Localized(
                 "An operation was cancelled and then started; its work ran anyway (\(seen.cancelledWorkCalls) time(s)). In start(), check isCancelled first and, if set, finish() without calling execute().",
-                ja: "キャンセルしてから開始した操作の仕事が実行されました（\(seen.cancelledWorkCalls) 回）。start() で最初に isCancelled を確認し、true なら execute() を呼ばずに finish() しましょう。"),
+                ja: "キャンセルしてから開始したオペレーションの処理が実行されました（\(seen.cancelledWorkCalls) 回）。start() で最初に isCancelled を確認し、true なら execute() を呼ばずに finish() しましょう。"),
                 events: events)
         }
         if let flags = seen.cancelledFlags, flags.executing || !flags.finished {
             return CheckFailure(cancelledSkipsWork, observed: Localized(
                 "An operation was cancelled and then started; start() returned and it reads \(flags): it never finished, so a queue holding it would never drain. A cancelled operation still has to finish(), announced like any other.",
-                ja: "キャンセルしてから開始した操作は、start() が戻った後 \(flags) でした。終了していないので、それを持つキューは空になりません。キャンセルされた操作も、通知付きで finish() する必要があります。"),
+                ja: "キャンセルしてから開始したオペレーションは、start() が戻った後 \(flags) でした。終了していないので、それを持つキューは空になりません。キャンセルされたオペレーションも、通知付きで finish() する必要があります。"),
                 events: events)
         }
         return nil
@@ -314,13 +314,13 @@ public enum AsyncOperationCheck {
         if let record = seen.recordAfterDone, !FoundationRecord.finished(record) {
             return CheckFailure(dependantStarts, observed: Localized(
                 "done was called and the operation then read \(seen.afterDone.map(String.init(describing:)) ?? "?"), but Foundation never learned it finished: its own record of the operation still says \"\(record)\", so a queue would never start the dependants. Foundation reads isFinished when you call didChangeValue(forKey: \"isFinished\") — after the flag has changed, with willChangeValue(forKey: \"isFinished\") before.",
-                ja: "done が呼ばれ、その後の状態は \(seen.afterDone.map(String.init(describing:)) ?? "?") でしたが、Foundation は終了を知りませんでした。Foundation 自身の記録はまだ \"\(record)\" のままで、キューは依存する操作をいつまでも始めません。Foundation が isFinished を読むのは didChangeValue(forKey: \"isFinished\") が呼ばれたときです。フラグを変えた後に呼び、変える前に willChangeValue(forKey: \"isFinished\") を呼びましょう。"),
+                ja: "done が呼ばれ、その後の状態は \(seen.afterDone.map(String.init(describing:)) ?? "?") でしたが、Foundation は終了を知りませんでした。Foundation 自身の記録はまだ \"\(record)\" のままで、キューは依存するオペレーションをいつまでも始めません。Foundation が isFinished を読むのは didChangeValue(forKey: \"isFinished\") が呼ばれたときです。フラグを変えた後に呼び、変える前に willChangeValue(forKey: \"isFinished\") を呼びましょう。"),
                 events: events)
         }
         if let entries = seen.announcementsAfterDone, !entries.contains(where: { $0.key == "isFinished" && !$0.prior && $0.value == true }) {
             return CheckFailure(dependantStarts, observed: Localized(
                 "done was called, but no didChangeValue(forKey: \"isFinished\") announced isFinished=true (notifications seen: \(entries.map(\.description).joined(separator: ", "))), so a queue never starts the dependants.",
-                ja: "done が呼ばれましたが、isFinished=true を知らせる didChangeValue(forKey: \"isFinished\") がありませんでした（見えた通知: \(entries.map(\.description).joined(separator: ", "))）。キューは依存する操作を始めません。"),
+                ja: "done が呼ばれましたが、isFinished=true を知らせる didChangeValue(forKey: \"isFinished\") がありませんでした（見えた通知: \(entries.map(\.description).joined(separator: ", "))）。キューは依存するオペレーションを始めません。"),
                 events: events)
         }
         if let after = seen.afterDone, after.executing || !after.finished {
@@ -387,9 +387,9 @@ public enum AsyncOperationCheck {
             release(now.done, trace: trace)
             return CheckFailure(now.calls == 0 ? runsTheWork : dependantWaits, observed: now.calls == 0 ? Localized(
                 "On a queue, B depends on A. A's work was never called, and B started: A counted as finished without doing its work.",
-                ja: "キュー上で B は A に依存しています。A の仕事は一度も呼ばれず、B が始まりました。A は仕事をせずに終了扱いになっています。") : Localized(
+                ja: "キュー上で B は A に依存しています。A の処理は一度も呼ばれず、B が始まりました。A は処理をせずに終了扱いになっています。") : Localized(
                 "B depends on A. A's work had started but not called done, and B started anyway: the queue thought A was finished. That is what a plain `main()` does — it is finished when main returns. Override `start()`, `isAsynchronous`, `isExecuting` and `isFinished` instead.",
-                ja: "B は A に依存しています。A の仕事は始まったものの done を呼んでいないのに、B が始まりました。キューは A が終わったと判断しています。素の `main()` はこうなります（main が戻った時点で終了）。代わりに `start()`・`isAsynchronous`・`isExecuting`・`isFinished` をオーバーライドしましょう。"),
+                ja: "B は A に依存しています。A の処理は始まったものの done を呼んでいないのに、B が始まりました。キューは A が終わったと判断しています。素の `main()` はこうなります（main が戻った時点で終了）。代わりに `start()`・`isAsynchronous`・`isExecuting`・`isFinished` をオーバーライドしましょう。"),
                 events: trace.events)
         }
         release(now.done, trace: trace)
@@ -398,7 +398,7 @@ public enum AsyncOperationCheck {
             trace.record("B never started", lane: "B")
             return CheckFailure(dependantStarts, observed: Localized(
                 "A's work called done, but B — which depends on A — never started (waited \(formatSeconds(waitSeconds))); A reads isFinished=\(a.isFinished). The queue only learns that A finished from key-value notifications: wrap every change of isFinished (and isExecuting) in willChangeValue(forKey: \"isFinished\") / didChangeValue(forKey: \"isFinished\").",
-                ja: "A の仕事は done を呼びましたが、A に依存する B が始まりませんでした（\(formatSeconds(waitSeconds)) 待機）。A の isFinished は \(a.isFinished) です。キューが A の終了を知る手段はキー値通知だけです。isFinished（と isExecuting）の変更をすべて willChangeValue(forKey: \"isFinished\") / didChangeValue(forKey: \"isFinished\") で囲みましょう。"),
+                ja: "A の処理は done を呼びましたが、A に依存する B が始まりませんでした（\(formatSeconds(waitSeconds)) 待機）。A の isFinished は \(a.isFinished) です。キューが A の終了を知る手段は KVO 通知だけです。isFinished（と isExecuting）の変更をすべて willChangeValue(forKey: \"isFinished\") / didChangeValue(forKey: \"isFinished\") で囲みましょう。"),
                 events: trace.events)
         }
         return nil
@@ -430,7 +430,7 @@ public enum AsyncOperationCheck {
         guard doneReturned.wait(seconds: options.deadlockSeconds, until: { $0 }) else {
             return CheckFailure(runsTheWork, observed: Localized(
                 "start() returned, and the work was never called (waited \(formatSeconds(options.deadlockSeconds))).",
-                ja: "start() は戻りましたが、仕事は一度も呼ばれませんでした（\(formatSeconds(options.deadlockSeconds)) 待機）。"),
+                ja: "start() は戻りましたが、処理は一度も呼ばれませんでした（\(formatSeconds(options.deadlockSeconds)) 待機）。"),
                 events: trace.events)
         }
         let flags = Flags(executing: a.isExecuting, finished: a.isFinished)
@@ -438,13 +438,13 @@ public enum AsyncOperationCheck {
         if flags.executing || !flags.finished {
             return CheckFailure(stateReadsRight, observed: Localized(
                 "A's work called done at once, inside start(); after start() returned, A reads \(flags); expected isExecuting=false, isFinished=true. Set executing (announced) before calling execute(), not after: the work may finish before execute() returns.",
-                ja: "A の仕事は start() の中ですぐ done を呼びました。start() が戻った後、A は \(flags) でした。期待値は isExecuting=false、isFinished=true です。executing は execute() を呼ぶ前に（通知付きで）設定しましょう。後ではいけません。仕事は execute() が戻る前に終わることがあります。"),
+                ja: "A の処理は start() の中ですぐ done を呼びました。start() が戻った後、A は \(flags) でした。期待値は isExecuting=false、isFinished=true です。executing は execute() を呼ぶ前に（通知付きで）設定しましょう。後ではいけません。処理は execute() が戻る前に終わることがあります。"),
                 events: trace.events)
         }
         if let record, !FoundationRecord.finished(record) {
             return CheckFailure(dependantStarts, observed: Localized(
                 "A's work called done at once, inside start(); A reads \(flags), but Foundation never learned it finished: its own record still says \"\(record)\", so a queue would never start A's dependants. Announce the change with didChangeValue(forKey: \"isFinished\") after setting the flag.",
-                ja: "A の仕事は start() の中ですぐ done を呼びました。A は \(flags) ですが、Foundation は終了を知りません。Foundation 自身の記録は \"\(record)\" のままで、キューは A に依存する操作を始めません。フラグを変えた後に didChangeValue(forKey: \"isFinished\") で通知しましょう。"),
+                ja: "A の処理は start() の中ですぐ done を呼びました。A は \(flags) ですが、Foundation は終了を知りません。Foundation 自身の記録は \"\(record)\" のままで、キューは A に依存するオペレーションを始めません。フラグを変えた後に didChangeValue(forKey: \"isFinished\") で通知しましょう。"),
                 events: trace.events)
         }
         return nil
@@ -469,13 +469,13 @@ public enum AsyncOperationCheck {
         if workRan.current {
             return CheckFailure(cancelledSkipsWork, observed: Localized(
                 "A was cancelled before it was added to a queue, and its work ran anyway. In start(), check isCancelled first and, if set, finish() without calling execute().",
-                ja: "A はキューに追加する前にキャンセルされたのに、仕事が実行されました。start() で最初に isCancelled を確認し、true なら execute() を呼ばずに finish() しましょう。"),
+                ja: "A はキューに追加する前にキャンセルされたのに、処理が実行されました。start() で最初に isCancelled を確認し、true なら execute() を呼ばずに finish() しましょう。"),
                 events: trace.events)
         }
         guard drained, a.isFinished else {
             return CheckFailure(cancelledSkipsWork, observed: Localized(
                 "A was cancelled before it started; the queue never saw it finish, so it never drained (A reads isFinished=\(a.isFinished)). A cancelled operation still has to finish (announced with willChangeValue/didChangeValue(forKey: \"isFinished\")).",
-                ja: "A は開始前にキャンセルされましたが、キューは A の終了を知らず、空になりませんでした（A の isFinished は \(a.isFinished)）。キャンセルされた操作も終了する必要があります（willChangeValue/didChangeValue(forKey: \"isFinished\") で通知）。"),
+                ja: "A は開始前にキャンセルされましたが、キューは A の終了を知らず、空になりませんでした（A の isFinished は \(a.isFinished)）。キャンセルされたオペレーションも終了する必要があります（willChangeValue/didChangeValue(forKey: \"isFinished\") で通知）。"),
                 events: trace.events)
         }
         return nil
@@ -514,13 +514,13 @@ public enum AsyncOperationCheck {
         if cWorkRan.current {
             return CheckFailure(cancelledSkipsWork, observed: Localized(
                 "C depends on A; C was cancelled while A's work was still out, and C's work ran anyway. In start(), check isCancelled first and, if set, finish() without calling execute().",
-                ja: "C は A に依存しています。A の仕事の途中で C をキャンセルしたのに、C の仕事が実行されました。start() で最初に isCancelled を確認し、true なら execute() を呼ばずに finish() しましょう。"),
+                ja: "C は A に依存しています。A の処理の途中で C をキャンセルしたのに、C の処理が実行されました。start() で最初に isCancelled を確認し、true なら execute() を呼ばずに finish() しましょう。"),
                 events: trace.events)
         }
         guard cFinished, cFlags.finished else {
             return CheckFailure(cancelledSkipsWork, observed: Localized(
                 "C depends on A; C was cancelled while A's work was still out. A cancelled operation no longer waits for its dependencies, so the queue started C — but C never finished (waited \(formatSeconds(waitSeconds)); it reads \(cFlags)). A cancelled operation still has to finish(), announced.",
-                ja: "C は A に依存しています。A の仕事の途中で C をキャンセルしました。キャンセルされた操作は依存先を待たないので、キューは C を開始しましたが、C は終了しませんでした（\(formatSeconds(waitSeconds)) 待機、\(cFlags)）。キャンセルされた操作も、通知付きで finish() する必要があります。"),
+                ja: "C は A に依存しています。A の処理の途中で C をキャンセルしました。キャンセルされたオペレーションは依存先を待たないので、キューは C を開始しましたが、C は終了しませんでした（\(formatSeconds(waitSeconds)) 待機、\(cFlags)）。キャンセルされたオペレーションも、通知付きで finish() する必要があります。"),
                 events: trace.events)
         }
         guard returnsWithin(seconds: options.deadlockSeconds, { queue.waitUntilAllOperationsAreFinished() }) else {
@@ -561,7 +561,7 @@ public enum AsyncOperationCheck {
         guard wrong.isEmpty else {
             return CheckFailure(dependantWaits, observed: Localized(
                 "In \(wrong.count) of \(chains) chains of dependent operations the works ran out of order (e.g. \(wrong[0].element)).",
-                ja: "依存関係でつないだ \(chains) 本の鎖のうち \(wrong.count) 本で、仕事の順序が崩れました（例: \(wrong[0].element)）。"))
+                ja: "依存関係でつないだ \(chains) 本のチェーンのうち \(wrong.count) 本で、処理の順序が崩れました（例: \(wrong[0].element)）。"))
         }
         return nil
     }

@@ -25,7 +25,7 @@ import WorkbookCore
 public enum CooperativeCancellationCheck {
     public static let completesWhenNotCancelled = Property(
         id: "incomplete",
-        name: Localized("without cancel, all the work and one publish", ja: "キャンセルなしなら全部の仕事と 1 回の publish"),
+        name: Localized("without cancel, all the work and one publish", ja: "キャンセルなしなら全部の処理と 1 回の publish"),
         rule: Localized("Not cancelled, the worker processes every item in order and the publisher publishes once.",
                         ja: "キャンセルされなければ、ワーカーはすべての要素を順に処理し、パブリッシャーは 1 回 publish する。"))
     public static let stopsWhenCancelled = Property(
@@ -35,9 +35,9 @@ public enum CooperativeCancellationCheck {
                         ja: "cancel が戻った後、それ以上の要素は処理されず、何も publish されない。"))
     public static let dependantsSkip = Property(
         id: "dependant-ran",
-        name: Localized("dependants of cancelled work skip their work", ja: "キャンセルされた仕事に依存するものは仕事をしない"),
+        name: Localized("dependants of cancelled work skip their work", ja: "キャンセルされた処理に依存するオペレーションは処理をしない"),
         rule: Localized("An operation whose dependency was cancelled does not do its work.",
-                        ja: "依存先がキャンセルされた操作は、自分の仕事をしない。"))
+                        ja: "依存先がキャンセルされたオペレーションは、自分の処理をしない。"))
     public static let properties = [completesWhenNotCancelled, stopsWhenCancelled, dependantsSkip, Property.finishes]
 
     static let items = Array(0..<100)
@@ -219,7 +219,7 @@ public enum CooperativeCancellationCheck {
             let flags = workers.map(\.isCancelled)
             return CheckFailure(dependantsSkip, observed: Localized(
                 "The publisher depends on workers A, B and C (added in that order); only B was cancelled (isCancelled afterwards: A \(flags[0]), B \(flags[1]), C \(flags[2])), and the publisher still published. A cancelled operation counts as finished, so its dependants start anyway: check every dependency — `dependencies.contains { $0.isCancelled }` — before doing the work.",
-                ja: "パブリッシャーはワーカー A・B・C（この順に追加）に依存しています。キャンセルしたのは B だけです（その後の isCancelled: A \(flags[0])、B \(flags[1])、C \(flags[2])）が、パブリッシャーは publish しました。キャンセルされた操作も終了扱いなので、依存する操作はそれでも始まります。仕事の前に、すべての依存先を `dependencies.contains { $0.isCancelled }` で確認しましょう。"),
+                ja: "パブリッシャーはワーカー A・B・C（この順に追加）に依存しています。キャンセルしたのは B だけです（その後の isCancelled: A \(flags[0])、B \(flags[1])、C \(flags[2])）が、パブリッシャーは publish しました。キャンセルされたオペレーションも終了扱いなので、依存するオペレーションはそれでも始まります。処理の前に、すべての依存先を `dependencies.contains { $0.isCancelled }` で確認しましょう。"),
                 events: traceTail(trace.events, count: 12))
         }
         return nil
@@ -269,7 +269,7 @@ public enum CooperativeCancellationCheck {
                             ja: "ワーカーが要素 \(processed[0])\(processed.count > 1 ? " ほか \(processed.count - 1) 個" : "")を処理しました")
             return CheckFailure(stopsWhenCancelled, observed: Localized(
                 "cancel() can land just after start() has checked isCancelled and called main(), before main() looks. The check made that happen: it cancelled each operation, then called its main(); \(what.en). Check isCancelled before each item — before the first one too — and before publishing.",
-                ja: "cancel() は、start() が isCancelled を確かめて main() を呼んだ直後、main() が確かめる前に届くことがあります。チェックはその瞬間を作りました。各操作をキャンセルしてから main() を呼ぶと、\(what.ja)。isCancelled は各要素の前（最初の要素の前も）と publish の前に確かめましょう。"),
+                ja: "cancel() は、start() が isCancelled を確かめて main() を呼んだ直後、main() が確かめる前に届くことがあります。チェックはその瞬間を作りました。各オペレーションをキャンセルしてから main() を呼ぶと、\(what.ja)。isCancelled は各要素の前（最初の要素の前も）と publish の前に確かめましょう。"),
                 events: traceTail(sink.trace.events))
         }
         return nil

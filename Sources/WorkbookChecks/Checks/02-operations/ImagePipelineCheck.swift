@@ -24,9 +24,9 @@ import WorkbookCore
 public enum ImagePipelineCheck {
     public static let everyStageOnce = Property(
         id: "stage-count",
-        name: Localized("one operation per stage, all on the given queue", ja: "ステージごとに 1 つの操作、すべて渡されたキューで"),
+        name: Localized("one operation per stage, all on the given queue", ja: "ステージごとに 1 つのオペレーション、すべて渡されたキューで"),
         rule: Localized("Each of the five stages runs exactly once, as an operation added to the queue it was given.",
-                        ja: "5 つのステージはそれぞれちょうど 1 回、渡されたキューに追加された操作として実行される。"))
+                        ja: "5 つのステージはそれぞれちょうど 1 回、渡されたキューに追加されたオペレーションとして実行される。"))
     public static let edgesRespected = Property(
         id: "edge-broken",
         name: Localized("every arrow is respected", ja: "すべての矢印が守られる"),
@@ -34,9 +34,9 @@ public enum ImagePipelineCheck {
                         ja: "ステージは必要なステージがすべて終わってから始まる: download → decode → thumbnail, metadata → save。"))
     public static let dependenciesFirst = Property(
         id: "late-dependency",
-        name: Localized("dependencies are in place before an operation is queued", ja: "依存関係は操作をキューに入れる前に設定する"),
+        name: Localized("dependencies are in place before an operation is queued", ja: "依存関係はオペレーションをキューに入れる前に設定する"),
         rule: Localized("An operation goes into the queue only once every dependency it will have has been added.",
-                        ja: "操作をキューに入れるのは、持つべき依存関係をすべて追加した後だけ。"))
+                        ja: "オペレーションをキューに入れるのは、持つべき依存関係をすべて追加した後だけ。"))
     public static let noCycle = Property(
         id: "dependency-cycle",
         name: Localized("no dependency cycle", ja: "依存関係が循環しない"),
@@ -290,7 +290,7 @@ public enum ImagePipelineCheck {
             let text = wrongCounts.map { "\($0.rawValue) \(counts[$0, default: 0])" }.joined(separator: ", ")
             return CheckFailure(everyStageOnce, observed: Localized(
                 "stages.operation(for:) was asked for \(text) time(s); make exactly one operation per stage.",
-                ja: "stages.operation(for:) の呼び出し回数: \(text)。ステージごとにちょうど 1 つの操作を作りましょう。"),
+                ja: "stages.operation(for:) の呼び出し回数: \(text)。ステージごとにちょうど 1 つのオペレーションを作りましょう。"),
                 events: events)
         }
         let graph = Graph(stages)
@@ -325,10 +325,10 @@ public enum ImagePipelineCheck {
         if !notQueued.isEmpty {
             let others = additions.count - (PipelineStage.allCases.count - notQueued.count)
             let extra = others > 0 ? " It got \(others) other operation(s) instead." : ""
-            let extraJa = others > 0 ? "代わりに別の操作が \(others) 個追加されました。" : ""
+            let extraJa = others > 0 ? "代わりに別のオペレーションが \(others) 個追加されました。" : ""
             return CheckFailure(everyStageOnce, observed: Localized(
                 "The operations of \(list(notQueued)) were never added to the queue you were given.\(extra) Add all five with queue.addOperations([...], waitUntilFinished: false), and let the queue start them — do not call start() yourself or use another queue.",
-                ja: "\(listJa(notQueued)) の操作が、渡されたキューに一度も追加されませんでした。\(extraJa)5 つすべてを queue.addOperations([...], waitUntilFinished: false) で追加し、開始はキューに任せましょう。自分で start() を呼んだり、別のキューを使ったりしないでください。"),
+                ja: "\(listJa(notQueued)) のオペレーションが、渡されたキューに一度も追加されませんでした。\(extraJa)5 つすべてを queue.addOperations([...], waitUntilFinished: false) で追加し、開始はキューに任せましょう。自分で start() を呼んだり、別のキューを使ったりしないでください。"),
                 events: events)
         }
         let operations = stages.madeOperations
@@ -349,7 +349,7 @@ public enum ImagePipelineCheck {
                             ja: "この実行ではまだ \(stage.rawValue) は開始されていませんでしたが、開始されてもおかしくありません。")
             return CheckFailure(dependenciesFirst, observed: Localized(
                 "\(stage.rawValue) was added to the queue while it depended on \(list(had)); its dependency on \(list(late)) came only afterwards. A queue may start an operation the moment it is added and ready.\(seen.en) Call every addDependency first, then add the operations.",
-                ja: "\(stage.rawValue) は依存先が \(listJa(had)) の状態でキューに追加され、\(listJa(late)) への依存は後から追加されました。キューは追加された時点で実行可能な操作をすぐ開始することがあります。\(seen.ja)addDependency をすべて先に呼び、それから操作を追加しましょう。"),
+                ja: "\(stage.rawValue) は依存先が \(listJa(had)) の状態でキューに追加され、\(listJa(late)) への依存は後から追加されました。キューは追加された時点で実行可能なオペレーションをすぐ開始することがあります。\(seen.ja)addDependency をすべて先に呼び、それからオペレーションを追加しましょう。"),
                 events: events)
         }
         if let stage = gate.wronglyReady.keys.sorted(by: { $0.rawValue < $1.rawValue }).first, let had = gate.wronglyReady[stage] {
@@ -357,7 +357,7 @@ public enum ImagePipelineCheck {
             // another operation afterwards, closing the chain too late.
             return CheckFailure(dependenciesFirst, observed: Localized(
                 "When \(stage.rawValue) was added to the queue it did not yet wait (directly or through others) for \(list(needs(stage))) — it depended on \(list(had)) — so the queue could start it at once; the missing link was added only afterwards. Call every addDependency first, then add the operations.",
-                ja: "\(stage.rawValue) をキューに追加した時点では、まだ（直接にも間接にも）\(listJa(needs(stage))) を待っていませんでした（依存先: \(listJa(had))）。そのためキューはすぐに開始できました。足りない依存関係は後から追加されています。addDependency をすべて先に呼び、それから操作を追加しましょう。"),
+                ja: "\(stage.rawValue) をキューに追加した時点では、まだ（直接にも間接にも）\(listJa(needs(stage))) を待っていませんでした（依存先: \(listJa(had))）。そのためキューはすぐに開始できました。足りない依存関係は後から追加されています。addDependency をすべて先に呼び、それからオペレーションを追加しましょう。"),
                 events: events)
         }
         let width = queue.maxConcurrentOperationCount
@@ -386,7 +386,7 @@ public enum ImagePipelineCheck {
         if !missing.isEmpty || !ranTwice.isEmpty || !onOtherQueue.isEmpty {
             return CheckFailure(everyStageOnce, observed: Localized(
                 "Stages that never ran: \(missing.isEmpty ? "none" : missing.joined(separator: ", ")); ran more than once: \(ranTwice.isEmpty ? "none" : ranTwice.joined(separator: ", ")); ran on another queue: \(onOtherQueue.isEmpty ? "none" : onOtherQueue.joined(separator: ", ")). Add all five operations to the queue you are given, once each, and do not cancel them.",
-                ja: "実行されなかったステージ: \(missing.isEmpty ? "なし" : missing.joined(separator: ", "))、2 回以上実行されたもの: \(ranTwice.isEmpty ? "なし" : ranTwice.joined(separator: ", "))、別のキューで実行されたもの: \(onOtherQueue.isEmpty ? "なし" : onOtherQueue.joined(separator: ", "))。5 つの操作を渡されたキューにそれぞれ 1 回ずつ追加し、キャンセルしないでください。"),
+                ja: "実行されなかったステージ: \(missing.isEmpty ? "なし" : missing.joined(separator: ", "))、2 回以上実行されたもの: \(ranTwice.isEmpty ? "なし" : ranTwice.joined(separator: ", "))、別のキューで実行されたもの: \(onOtherQueue.isEmpty ? "なし" : onOtherQueue.joined(separator: ", "))。5 つのオペレーションを渡されたキューにそれぞれ 1 回ずつ追加し、キャンセルしないでください。"),
                 events: events)
         }
         func sequence(_ stage: PipelineStage, _ kind: Trace.Kind) -> Int {
@@ -408,7 +408,7 @@ public enum ImagePipelineCheck {
         if most > limit {
             return CheckFailure(withinLimit, observed: Localized(
                 "\(most) stages ran at once; the queue allows \(limit). Add the operations to the queue you are given and leave its maxConcurrentOperationCount alone.",
-                ja: "\(most) 個のステージが同時に実行されました。キューが許すのは \(limit) 個です。渡されたキューに操作を追加し、その maxConcurrentOperationCount は変えないでください。"),
+                ja: "\(most) 個のステージが同時に実行されました。キューが許すのは \(limit) 個です。渡されたキューにオペレーションを追加し、その maxConcurrentOperationCount は変えないでください。"),
                 events: events)
         }
         if !siblingsMet {

@@ -37,19 +37,19 @@ public enum BoundedBufferCheck {
         rule: Localized("put on a full buffer returns only after a take.", ja: "満杯のバッファに対する put は、take の後にだけ戻る。"))
     public static let sleepsWhileWaiting = Property(
         id: "polling",
-        name: Localized("waits by sleeping on the condition, not by polling", ja: "ポーリングではなく条件変数で眠って待つ"),
+        name: Localized("waits by sleeping on the condition, not by polling", ja: "ポーリングではなく条件変数でスリープして待つ"),
         rule: Localized("While a take waits on an empty buffer (or a put on a full one), its thread sleeps until another thread changes the buffer: it does not wake up again and again, or spin, while nothing changes.",
-                        ja: "空のバッファで take が（満杯のバッファで put が）待つ間、そのスレッドは別のスレッドがバッファを変えるまで眠る。何も変わらないのに何度も起きたり、スピンしたりしない。"))
+                        ja: "空のバッファで take が（満杯のバッファで put が）待つ間、そのスレッドは別のスレッドがバッファを変えるまでスリープする。何も変わらないのに何度も起きたり、スピンしたりしない。"))
     public static let wakesTheRightWaiter = Property(
         id: "missed-wakeup",
-        name: Localized("every change wakes the waiters that can go on", ja: "変化のたびに、先へ進める待ち手が起こされる"),
+        name: Localized("every change wakes the waiters that can go on", ja: "変化のたびに、先へ進める待機スレッドが起こされる"),
         rule: Localized("After a put, a waiting take returns; after a take, a waiting put returns — even when a thread of the other kind waits on the same condition.",
                         ja: "put の後には待っている take が戻り、take の後には待っている put が戻る。同じ条件変数で別の種類のスレッドが待っていても。"))
     public static let looksAgain = Property(
         id: "recheck-after-wake",
-        name: Localized("a woken waiter looks again", ja: "起こされた待ち手はもう一度確かめる"),
+        name: Localized("a woken waiter looks again", ja: "起こされた待機スレッドはもう一度確かめる"),
         rule: Localized("A waiter that wakes up checks the buffer again before it goes on: a wake-up means \"look again\", not \"your turn\".",
-                        ja: "起きた待ち手は、先へ進む前にもう一度バッファを確かめる。起こされたことは「もう一度見よ」であって「あなたの番」ではない。"))
+                        ja: "起きた待機スレッドは、先へ進む前にもう一度バッファを確かめる。起こされたことは「もう一度見よ」であって「あなたの番」ではない。"))
     public static let everyItemOnce = Property(
         id: "lost-item",
         name: Localized("every item exactly once, in each producer's order", ja: "各要素がちょうど 1 回、生産者ごとの順序で"),
@@ -233,7 +233,7 @@ public enum BoundedBufferCheck {
         guard let description = call.pollingDescription() else { return nil }
         return CheckFailure(sleepsWhileWaiting, observed: Localized(
             "On \(state.en), \(description.en). Wait with `condition.wait()` in a `while` loop: it sleeps until a broadcast, using no CPU.",
-            ja: "\(state.ja)で、\(description.ja)。`while` ループの中で `condition.wait()` を使って待ちましょう。broadcast されるまで CPU を使わずに眠ります。"),
+            ja: "\(state.ja)で、\(description.ja)。`while` ループの中で `condition.wait()` を使って待ちましょう。broadcast されるまで CPU を使わずにスリープします。"),
             events: trace.events)
     }
 
@@ -316,8 +316,8 @@ public enum BoundedBufferCheck {
             let standInWoken = decoys.contains { $0.wasWoken }
             let who = standInWoken
                 ? Localized("The wake-up went to the stand-in, which had waited longer: signal() wakes one waiter, and it was the wrong one.",
-                            ja: "起こされたのは、より長く待っていた代役のほうでした。signal() は待ち手を 1 つだけ起こし、それが違う相手だったのです。")
-                : Localized("Neither waiter had been woken.", ja: "どちらの待ち手も起こされていませんでした。")
+                            ja: "起こされたのは、より長く待っていた代役のほうでした。signal() は待機スレッドを 1 本だけ起こし、それが違う相手だったのです。")
+                : Localized("Neither waiter had been woken.", ja: "どちらの待機スレッドも起こされていませんでした。")
             return CheckFailure(wakesTheRightWaiter, observed: Localized(
                 "A thread of the check waited on your condition first, as \(standIn.en) would; then \(waiter) began to wait. \(change) returned, but \(waiter) was still waiting \(seconds) later. \(who.en) One broadcast() from the check then let \(waiter) return at once. Producers and consumers wait on one condition: wake them all with broadcast().",
                 ja: "まずチェックのスレッドが\(standIn.ja)の代わりにあなたの条件変数で待ち、続いて \(waiter) が待ち始めました。\(change) は戻りましたが、\(seconds) 後も \(waiter) は待ったままでした。\(who.ja)チェックが broadcast() を 1 回送ると、\(waiter) はすぐに戻りました。生産者と消費者は 1 つの条件変数で待つので、broadcast() で全員を起こしましょう。"),

@@ -43,20 +43,20 @@ public enum WorkerCheck {
         id: "wakes-idle",
         name: Localized("shutdown and cancel wake an idle worker", ja: "shutdown と cancel は待機中のワーカーを起こす"),
         rule: Localized("When the worker's thread is waiting for work, shutdown or cancel wakes it, so it ends and join returns.",
-                        ja: "ワーカーのスレッドが仕事を待っているとき、shutdown や cancel はそれを起こし、スレッドが終わって join が戻る。"))
+                        ja: "ワーカーのスレッドがジョブを待っているとき、shutdown や cancel はそれを起こし、スレッドが終わって join が戻る。"))
     public static let sleepsWhileWaiting = Property(
         id: "polling",
-        name: Localized("waits by sleeping on the condition, not by polling", ja: "ポーリングではなく条件変数で眠って待つ"),
+        name: Localized("waits by sleeping on the condition, not by polling", ja: "ポーリングではなく条件変数でスリープして待つ"),
         rule: Localized("While the worker's thread has no work, and while join waits, the thread sleeps until another thread changes the state: it does not wake up again and again, or spin, while nothing changes.",
-                        ja: "ワーカーのスレッドに仕事がない間も、join が待つ間も、スレッドは別のスレッドが状態を変えるまで眠る。何も変わらないのに何度も起きたり、スピンしたりしない。"))
+                        ja: "ワーカーのスレッドにジョブがない間も、join が待つ間も、スレッドは別のスレッドが状態を変えるまでスリープする。何も変わらないのに何度も起きたり、スピンしたりしない。"))
     public static let finishedAfterWork = Property(
         id: "finished-early",
-        name: Localized("finished only after all accepted work", ja: "受け付けた仕事がすべて終わってから finished"),
+        name: Localized("finished only after all accepted work", ja: "受け付けたジョブがすべて終わってから finished"),
         rule: Localized("After shutdown every accepted job runs; isFinished is false until the last one has ended, and true when join returns.",
                         ja: "shutdown の後、受け付けたジョブはすべて実行される。最後のジョブが終わるまで isFinished は false で、join が戻ったときには true。"))
     public static let nothingStartsAfterCancel = Property(
         id: "work-after-cancel",
-        name: Localized("no work starts after cancel", ja: "cancel の後に仕事が始まらない"),
+        name: Localized("no work starts after cancel", ja: "cancel の後にジョブが始まらない"),
         rule: Localized("After cancel returns — also after an earlier shutdown, and whatever shutdown comes later — only the job already running may finish; queued jobs never start, and submit returns false.",
                         ja: "cancel が戻った後は（先に shutdown していても、後から shutdown しても）、実行中のジョブだけが終わってよい。待機中のジョブは始まらず、submit は false を返す。"))
     public static let joinEveryTime = Property(
@@ -218,11 +218,11 @@ public enum WorkerCheck {
         // Job 1 has returned; the worker's thread goes back to waiting for work.
         waitUntilBlocked(log.lastKernelThread)
         log.trace.record("the worker is idle")
-        if stop == .shutdown, let polling = pollingWhileIdle(log.lastKernelThread, who: Localized("The worker's thread had no work", ja: "ワーカーのスレッドは仕事がなく")) {
+        if stop == .shutdown, let polling = pollingWhileIdle(log.lastKernelThread, who: Localized("The worker's thread had no work", ja: "ワーカーのスレッドはジョブがなく")) {
             log.trace.record("the worker's thread polls")
             return CheckFailure(sleepsWhileWaiting, observed: Localized(
                 "Job 1 ran and nothing else was submitted. \(polling.en). Wait for work with `while jobs.isEmpty && accepting { condition.wait() }`: it sleeps until a broadcast, using no CPU.",
-                ja: "ジョブ 1 が実行され、ほかには何も投入されていません。\(polling.ja)。仕事は `while jobs.isEmpty && accepting { condition.wait() }` で待ちましょう。broadcast されるまで CPU を使わずに眠ります。"),
+                ja: "ジョブ 1 が実行され、ほかには何も投入されていません。\(polling.ja)。ジョブは `while jobs.isEmpty && accepting { condition.wait() }` で待ちましょう。broadcast されるまで CPU を使わずにスリープします。"),
                 events: traceTail(log.trace.events))
         }
         if let failure = returnsAtOnce("\(stop)() on an idle worker", log, options: options, { log.trace.span("\(stop)()") { stop.call(on: worker) } }).failure {
@@ -236,7 +236,7 @@ public enum WorkerCheck {
             log.trace.record("broadcast() from the check")
             return CheckFailure(wakesIdle, observed: Localized(
                 "Job 1 ran, and the worker's thread went back to waiting for work. Then \(stop)() was called, but join() was still waiting \(formatSeconds(options.deadlockSeconds)) later; one broadcast() on your condition from the check let the thread end at once: \(stop)() changed the state without waking the thread. Broadcast in \(stop)().",
-                ja: "ジョブ 1 が実行され、ワーカーのスレッドは再び仕事待ちに戻りました。そこで \(stop)() を呼びましたが、\(formatSeconds(options.deadlockSeconds)) 後も join() は待ったままでした。チェックがあなたの条件変数に broadcast() を 1 回送ると、スレッドはすぐに終わりました。\(stop)() は状態を変えただけで、スレッドを起こしていません。\(stop)() の中で broadcast しましょう。"),
+                ja: "ジョブ 1 が実行され、ワーカーのスレッドは再びジョブ待ちに戻りました。そこで \(stop)() を呼びましたが、\(formatSeconds(options.deadlockSeconds)) 後も join() は待ったままでした。チェックがあなたの条件変数に broadcast() を 1 回送ると、スレッドはすぐに終わりました。\(stop)() は状態を変えただけで、スレッドを起こしていません。\(stop)() の中で broadcast しましょう。"),
                 events: traceTail(log.trace.events))
         case .stuck:
             return .deadlock(trace: log.trace, options: options, doing: "join() after \(stop)() on an idle worker")
