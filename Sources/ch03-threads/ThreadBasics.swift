@@ -76,10 +76,15 @@ extension Chapter03 {
         context.say(Localized("  thread.name = \"downloader\" set before start(); inside: \(seenInside.current)",
                               ja: "  start() の前に thread.name = \"downloader\"。中から見ると: \(seenInside.current)"))
         let outsideTook = seenInside.current.contains("downloader")
+        // This Foundation passes the name to the OS through the handle `start()` stores after the
+        // thread is running: a name set before that was lost 1 time in 200. Wait for it.
+        let startReturned = DispatchSemaphore(value: 0)
         let namedInside = StartedThread {
+            startReturned.wait()
             Thread.current.name = "downloader"
             seenInside.withLock { $0 = "Thread.current.name = \(Thread.current.name ?? "nil"), OS: \(osThreadName())" }
         }
+        startReturned.signal()
         try namedInside.join(stuck)
         let insideTook = seenInside.current.contains("OS: downloader")
         context.say(Localized("  Thread.current.name = \"downloader\" set inside; inside: \(seenInside.current)",
