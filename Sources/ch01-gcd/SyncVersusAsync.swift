@@ -63,7 +63,7 @@ extension Chapter01 {
         queue.async(group: group) { context.emit("B") }
         context.emit("C")
         try wait(for: group, Localized("the async block did not run", ja: "async のブロックが実行されませんでした"))
-        context.trace.record("waited")
+        context.trace.record(Localized("waited for the group", ja: "グループを待った").text(context.language))
 
         // The async part again, silently, many times: how often does B beat C?
         let runs = 1000
