@@ -58,7 +58,7 @@ enum RuntimeHooks {
 
     /// The run a job belongs to, if any: the one the calling thread drives, or the active run
     /// when the job is one of its tasks resumed from elsewhere.
-    private static func run(for job: UnownedJob) -> ScheduleRun? {
+    static func run(for job: UnownedJob) -> ScheduleRun? {
         if let run = DriverThread.current { return run }
         if let run = DriverThread.activeRun, run.owns(job) { return run }
         return nil

@@ -319,9 +319,7 @@ final class ExplorerMainActor: SerialExecutor {
     static let shared = ExplorerMainActor()
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        if let run = DriverThread.current ?? DriverThread.activeRun.flatMap({ $0.owns(job) ? $0 : nil }) {
-            run.add(job, isolatedToMain: true)
-        }
+        RuntimeHooks.run(for: job)?.add(job, isolatedToMain: true)
     }
     func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
 }
