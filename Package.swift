@@ -18,15 +18,17 @@ let package = Package(
         .target(name: "WorkbookExplorer", dependencies: ["ExplorerDispatchInterposer"], swiftSettings: [.unsafeFlags(["-O"])]),
         // Takes the jobs the Swift runtime hands straight to libdispatch from the explorer's
         // driver thread (Linux), so they stay in the run.
-        .target(name: "ExplorerDispatchInterposer"),
+        .target(name: "ExplorerDispatchInterposer", dependencies: ["Interposing"]),
+        // What the interposers share: forwarding to TSan's interceptor or the next library (Linux).
+        .target(name: "Interposing"),
         // Shared machinery: trace, timeline, terminal, localization, scenarios, REPL.
         .target(name: "WorkbookCore", dependencies: ["WorkbookExplorer"]),
         // Exercise contracts, fakes and the `todo()` marker, shared by stubs, solutions and checks.
         .target(name: "ExerciseKit", dependencies: ["WorkbookCore", "ReleasePoints"]),
         // Pauses a thread right after its k-th release (unlock, signal, sync, leave), so a fake can
         // run another callback whole at that moment; the interposers report releases (Linux runners).
-        .target(name: "ReleasePoints"),
-        .target(name: "ReleasePointInterposers", dependencies: ["ReleasePoints"]),
+        .target(name: "ReleasePoints", dependencies: ["Interposing"]),
+        .target(name: "ReleasePointInterposers", dependencies: ["ReleasePoints", "Interposing"]),
         // The learner's files and the reference solutions: the same API, the same file names.
         // Both are compiled with ThreadSanitizer, so a data race in them is reported by the
         // learner's own `swift test` (through exercise-runner), not only in CI. Nothing else is

@@ -15,6 +15,7 @@
 #define _GNU_SOURCE 1  // dladdr, RTLD_NEXT: before any header
 #endif
 #include "ExplorerDispatchInterposer.h"
+#include "Interposing.h"
 
 #if defined(__linux__)
 #include <dlfcn.h>
@@ -26,10 +27,8 @@ typedef uint64_t dispatch_time_t;
 void dispatch_async_f(dispatch_queue_t queue, void *context, dispatch_function_t work);
 void dispatch_after_f(dispatch_time_t when, dispatch_queue_t queue, void *context, dispatch_function_t work);
 dispatch_time_t dispatch_time(dispatch_time_t when, int64_t delta);
-extern __typeof__(dispatch_async_f) ___interceptor_dispatch_async_f __attribute__((weak));
-extern __typeof__(dispatch_async_f) __interceptor_dispatch_async_f __attribute__((weak));
-extern __typeof__(dispatch_after_f) ___interceptor_dispatch_after_f __attribute__((weak));
-extern __typeof__(dispatch_after_f) __interceptor_dispatch_after_f __attribute__((weak));
+INTERCEPTORS(dispatch_async_f)
+INTERCEPTORS(dispatch_after_f)
 extern struct dispatch_queue_s _dispatch_main_q __attribute__((weak));
 
 static _Thread_local workbook_explorer_job_taker taker;
@@ -55,17 +54,6 @@ static int from_concurrency_runtime(dispatch_function_t work) {
     return base && dladdr((void *)work, &info) && info.dli_fbase == base;
 }
 
-// TSan's interceptor if linked, else libdispatch's; looked up once (any thread may be first).
-#define FORWARD(name) \
-    static __typeof__(&name) cached; \
-    __typeof__(&name) forward = __atomic_load_n(&cached, __ATOMIC_ACQUIRE); \
-    if (!forward) { \
-        forward = ___interceptor_##name ? ___interceptor_##name \
-            : __interceptor_##name ? __interceptor_##name : (__typeof__(&name))dlsym(RTLD_NEXT, #name); \
-        if (!forward) __builtin_trap();  /* nothing to forward to: a clear crash, not a hang */ \
-        __atomic_store_n(&cached, forward, __ATOMIC_RELEASE); \
-    }
-
 static int takes(dispatch_queue_t queue, dispatch_function_t work) {
     return taker && queue != &_dispatch_main_q && from_concurrency_runtime(work);
 }
@@ -73,7 +61,7 @@ static int takes(dispatch_queue_t queue, dispatch_function_t work) {
 void dispatch_async_f(dispatch_queue_t queue, void *context, dispatch_function_t work) {
     if (takes(queue, work) && taker(context, -1)) return;
     FORWARD(dispatch_async_f);
-    forward(queue, context, work);
+    real(queue, context, work);
 }
 
 // libdispatch's time encoding: bit 63 alone marks the monotonic clock (`ContinuousClock`),
@@ -95,7 +83,7 @@ void dispatch_after_f(dispatch_time_t when, dispatch_queue_t queue, void *contex
         if (delay >= 0 && taker(context, delay)) return;
     }
     FORWARD(dispatch_after_f);
-    forward(when, queue, context, work);
+    real(when, queue, context, work);
 }
 #else
 void workbook_explorer_drive_jobs(workbook_explorer_job_taker new_taker) { (void)new_taker; }

@@ -15,6 +15,7 @@
 // the checks that need pauses say they could not pause.
 #include "ReleasePointInterposers.h"
 #include "ReleasePoints.h"
+#include "Interposing.h"
 
 #if defined(__linux__)
 #define _GNU_SOURCE 1
@@ -30,11 +31,6 @@ typedef struct dispatch_semaphore_s *dispatch_semaphore_t;
 typedef struct dispatch_group_s *dispatch_group_t;
 typedef void *dispatch_block_t;  // a block, only passed through
 
-// ThreadSanitizer's interceptors, when its runtime is linked in (weak: absent otherwise).
-#define INTERCEPTORS(name) \
-    extern __typeof__(name) ___interceptor_##name __attribute__((weak)); \
-    extern __typeof__(name) __interceptor_##name __attribute__((weak));
-
 int pthread_mutex_unlock(pthread_mutex_t *mutex);
 long dispatch_semaphore_signal(dispatch_semaphore_t semaphore);
 void dispatch_group_leave(dispatch_group_t group);
@@ -49,24 +45,6 @@ INTERCEPTORS(dispatch_sync)
 INTERCEPTORS(dispatch_barrier_sync)
 INTERCEPTORS(dispatch_async)
 INTERCEPTORS(dispatch_barrier_async)
-
-static void *next(const char *name) {
-    void *found = dlsym(RTLD_NEXT, name);
-    if (!found) __builtin_trap();  // nothing to forward to: better a clear crash than a hang
-    return found;
-}
-
-// TSan's interceptor if linked (so TSan still sees the release), else the next library's.
-// Looked up once; the pointer is read and written atomically (any thread may be first, and in
-// CI's TSan lane this file is instrumented too).
-#define FORWARD(name) \
-    static __typeof__(&name) cached; \
-    __typeof__(&name) real = __atomic_load_n(&cached, __ATOMIC_ACQUIRE); \
-    if (!real) { \
-        real = ___interceptor_##name ? ___interceptor_##name \
-            : __interceptor_##name ? __interceptor_##name : (__typeof__(&name))next(#name); \
-        __atomic_store_n(&cached, real, __ATOMIC_RELEASE); \
-    }
 
 int pthread_mutex_unlock(pthread_mutex_t *mutex) {
     FORWARD(pthread_mutex_unlock);
@@ -121,11 +99,6 @@ static int is_barrier_block(dispatch_block_t block) {
     return data->magic == private_block_data_magic && (data->flags & block_flag_barrier);
 }
 
-// TSan's barrier interceptor for `name`, or NULL without TSan (then nothing is redirected:
-// libdispatch itself reads the flag).
-#define BARRIER_INTERCEPTOR(name) \
-    (___interceptor_##name ? ___interceptor_##name : __interceptor_##name ? __interceptor_##name : NULL)
-
 // MARK: Plain blocks on a concurrent queue, each with a clock of its own (TSan only)
 //
 // TSan orders everything one thread does, and libdispatch often runs two blocks of a concurrent
@@ -159,11 +132,9 @@ static int is_concurrent_queue(dispatch_queue_t queue) {
 // with that thread's earlier ones.
 enum { fiber_stack_bytes = 1 << 20 };
 
-// The fiber plumbing below is the model TSan is told, not code it should check: when CI's TSan
-// lane instruments this file too, the job's fields, written on one fiber and read on another
-// after a switch that deliberately orders nothing, were reported as races in every reference
-// that uses a concurrent queue.
-#define NOT_CHECKED_BY_TSAN __attribute__((no_sanitize("thread")))
+// The fiber plumbing below is NOT_CHECKED_BY_TSAN: when CI's TSan lane instruments this file too,
+// the job's fields, written on one fiber and read on another after a switch that deliberately
+// orders nothing, were reported as races in every reference that uses a concurrent queue.
 
 struct fiber_job {
     dispatch_block_t block;
@@ -204,7 +175,7 @@ NOT_CHECKED_BY_TSAN static void run_fiber_job(void *context) {
 
 // True when a plain block went to the queue in a fiber of its own.
 NOT_CHECKED_BY_TSAN static int submitted_in_fiber(dispatch_queue_t queue, dispatch_block_t block) {
-    __typeof__(&dispatch_async_f) submit = BARRIER_INTERCEPTOR(dispatch_async_f);
+    __typeof__(&dispatch_async_f) submit = TSAN_INTERCEPTOR(dispatch_async_f);
     if (!submit || !__tsan_create_fiber || !AnnotateHappensAfter || !is_concurrent_queue(queue)) return 0;
     if (!__atomic_load_n(&block_release, __ATOMIC_ACQUIRE)) {
         __atomic_store_n(&block_copy, dlsym(RTLD_DEFAULT, "_Block_copy"), __ATOMIC_RELAXED);
@@ -225,7 +196,7 @@ NOT_CHECKED_BY_TSAN static int submitted_in_fiber(dispatch_queue_t queue, dispat
 // A submission is a release too (TSan orders the block after it): a pause right after it lets
 // another thread submit between two blocks of one call.
 void dispatch_async(dispatch_queue_t queue, dispatch_block_t block) {
-    __typeof__(&dispatch_barrier_async) barrier = is_barrier_block(block) ? BARRIER_INTERCEPTOR(dispatch_barrier_async) : NULL;
+    __typeof__(&dispatch_barrier_async) barrier = is_barrier_block(block) ? TSAN_INTERCEPTOR(dispatch_barrier_async) : NULL;
     if (barrier) {
         barrier(queue, block);
     } else if (!submitted_in_fiber(queue, block)) {
@@ -243,7 +214,7 @@ void dispatch_barrier_async(dispatch_queue_t queue, dispatch_block_t block) {
 
 void dispatch_sync(dispatch_queue_t queue, dispatch_block_t block) {
     if (is_barrier_block(block)) {
-        __typeof__(&dispatch_barrier_sync) barrier = BARRIER_INTERCEPTOR(dispatch_barrier_sync);
+        __typeof__(&dispatch_barrier_sync) barrier = TSAN_INTERCEPTOR(dispatch_barrier_sync);
         if (barrier) {
             barrier(queue, block);
             workbook_release_point_reached();

@@ -9,12 +9,13 @@
 // `workbook_release_point_reached` after each release; elsewhere nothing calls it, and
 // `workbook_release_points_available` says so, so the check knows it cannot pause.
 #include "ReleasePoints.h"
+#include "Interposing.h"
 #include <stddef.h>
 
-// Not checked by TSan when CI's TSan lane instruments this file: a dispatch block may run in a
-// TSan fiber of its own (ReleasePointInterposers) on a pool thread, and its reads of that thread's
-// state here were reported racing with the thread's TLS set-up. The state is the thread's own.
-#define NOT_CHECKED_BY_TSAN __attribute__((no_sanitize("thread")))
+// The functions below are NOT_CHECKED_BY_TSAN: a dispatch block may run in a TSan fiber of its
+// own (ReleasePointInterposers) on a pool thread, and its reads of that thread's state here were
+// reported racing with the thread's TLS set-up when CI's TSan lane instruments this file. The
+// state is the thread's own.
 
 static _Thread_local int left;
 static _Thread_local workbook_release_handler armedHandler;
