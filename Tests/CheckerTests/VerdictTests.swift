@@ -100,6 +100,17 @@ struct VerdictTests {
         #expect(entry.hints(after: "no-such-property").map(\.en) == entry.hints.map(\.en))
     }
 
+    @Test("a property no hint is written for gets no guessed hint, only where the hints are")
+    func noGuessedHint() throws {
+        let entry = try #require(ReferenceCatalog.catalog.entry("SafeCounter"))
+        let folder = FileManager.default.temporaryDirectory
+        let checker = ExerciseChecker(packageRoot: folder, catalog: ReferenceCatalog.catalog, runner: folder, terminal: .plain, language: .en)
+        for property in [VerdictProperty.crash, "no-such-property"] {
+            #expect(checker.hintLines(entry, property: property) == "  More hints: exercises/exercises.json")
+        }
+        #expect(checker.hintLines(entry, property: "deadlock").hasPrefix("  Hint: Nothing in SafeCounter needs to wait"))
+    }
+
     @Test("the closing block lists what was checked, names the next exercise and ends with the count")
     func summary() {
         var summary = VerdictSummary()

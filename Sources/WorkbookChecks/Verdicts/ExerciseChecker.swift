@@ -201,13 +201,14 @@ public struct ExerciseChecker: Sendable {
         return Verdict(exercise: exercise, status: .failing, failedProperty: property, report: text.joined(separator: "\n"))
     }
 
-    /// The hint for the property that failed (or the first layer), and where the others are.
+    /// The hint written for the property that failed, and where the others are. With no hint for
+    /// that property (a crash, explained by the runtime's message; a deadlock the exercise has no
+    /// hint for), only where the others are: the first layer's hint would be a guess — "add a
+    /// queue" said to an answer that has one and waits on it.
     func hintLines(_ entry: ExerciseCatalog.Entry, property: String) -> String {
-        // A crash is explained by the runtime's message; the first layer's hint would be a guess.
-        let hints = entry.hints(after: property)
-        guard let hint = hints.first, property != VerdictProperty.crash || hint.properties.contains(property) else { return "" }
-        return terminal.paint(t(Localized("  Hint: ", ja: "  ヒント: ")) + t(hint.localized), .yellow)
-            + "\n" + terminal.paint(t(Localized("  More hints: exercises/exercises.json", ja: "  ほかのヒント: exercises/exercises.json")), .dim)
+        let more = terminal.paint(t(Localized("  More hints: exercises/exercises.json", ja: "  ほかのヒント: exercises/exercises.json")), .dim)
+        guard let hint = entry.hints(after: property).first, hint.properties.contains(property) else { return more }
+        return terminal.paint(t(Localized("  Hint: ", ja: "  ヒント: ")) + t(hint.localized), .yellow) + "\n" + more
     }
 
     /// Said with every "done" where the runner had no ThreadSanitizer, so a pass never hides
