@@ -41,6 +41,8 @@ public final class Trace: Sendable {
     private struct State {
         var events: [Event] = []
         var laneOfThread: [UInt: String] = [:]
+        /// Added to the clock after a `replay`, so later events come after the replayed ones.
+        var shift: UInt64 = 0
     }
 
     private let start = MonotonicClock.now()
@@ -63,6 +65,23 @@ public final class Trace: Sendable {
         begin(label, lane: lane)
         defer { end(label, lane: lane) }
         return try body()
+    }
+
+    /// Records `events` from another trace as if they were happening now, spaced as they were:
+    /// for the one run out of many that is worth drawing (e.g. the run that lost an update).
+    public func replay(_ events: [Event]) {
+        guard let first = events.map(\.time).min(), let last = events.map(\.time).max() else { return }
+        let now = MonotonicClock.now() &- start
+        RaceDetector.quietly {
+            state.withLock { state in
+                let base = now + state.shift
+                for event in events {
+                    state.events.append(Event(sequence: state.events.count, time: base + (event.time - first),
+                                              lane: event.lane, label: event.label, kind: event.kind))
+                }
+                state.shift += last - first
+            }
+        }
     }
 
     /// Everything recorded so far, in the order it was recorded.
@@ -89,7 +108,7 @@ public final class Trace: Sendable {
         // Quietly: recording from two threads must not order their work for ThreadSanitizer.
         RaceDetector.quietly {
             state.withLock { state in
-                state.events.append(Event(sequence: state.events.count, time: time, lane: lane, label: label, kind: kind))
+                state.events.append(Event(sequence: state.events.count, time: time + state.shift, lane: lane, label: label, kind: kind))
             }
         }
     }

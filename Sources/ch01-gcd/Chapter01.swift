@@ -19,7 +19,11 @@ enum Chapter01 {
             group,
             semaphore,
             taskCounterRace,
+            globalQueueLimits,
+            inactiveQueue,
+            backgroundThenMain,
+            taskVersusGlobal,
         ],
         games: [taskCounterRaceGame],
-        children: [sameQueueSyncChildName: sameQueueSyncChild])
+        children: [sameQueueSyncChildName: sameQueueSyncChild].merging(mainThreadUseChildren) { first, _ in first })
 }

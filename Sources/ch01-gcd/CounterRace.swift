@@ -36,20 +36,23 @@ extension Chapter01 {
         narration: Localized(
             """
             Two blocks run on `DispatchQueue.global()`. Each reads the shared counter, does a little other work \
-            (the `window`), then writes the value it read plus one and prints it. \
-            If one block finishes before the other starts, they print 1 and 2 and the counter ends at 2. \
-            If both read 0 before either writes, both print 1: one increment is lost and the counter ends at 1. \
-            One run proves little, so the scenario repeats it `iterations` times and tallies the final values; \
-            a wider `window` loses more updates. The timeline shows one run of each version: look for overlapping spans. \
+            (the `window`), then writes the value it read plus one. Both wait at a start line until both are running, so they start together. \
+            If one block writes before the other reads, the counter ends at 2. \
+            If both read 0 before either writes, both write 1: one increment is lost and the counter ends at 1. \
+            One run proves little, so the scenario repeats it `iterations` times and tallies the final values. \
+            Read the tally: a single final=1 proves the race. How often it happens depends on the window and on how busy the machine is, \
+            so a tally without one proves nothing; widen the window (run 2 window=200) and it shows. \
+            The timeline draws the first run that lost an update, one lane per block: the two bars overlap, each from its read to its write. \
             Then the fix: the same two blocks on one serial queue. They can no longer overlap, and the tally shows only final=2.
             """,
             ja: """
             2 つのブロックを `DispatchQueue.global()` で実行します。\
-            それぞれ共有カウンタを読み、少し別の処理（`window`）をしてから、読んだ値 + 1 を書き込んで表示します。\
-            片方が終わってからもう片方が始まれば、表示は 1 と 2、カウンタは 2 になります。\
-            両方が書き込む前に両方が 0 を読むと、どちらも 1 を表示し、インクリメントが 1 回消えてカウンタは 1 で終わります。\
-            1 回の実行では何もわからないので、`iterations` 回繰り返して最終値を集計します（`window` を広げると更新の消失が増えます）。\
-            タイムラインには両方の版の 1 回分が出るので、バーが重なっているかを見てください。\
+            それぞれ共有カウンタを読み、少し別の処理（`window`）をしてから、読んだ値 + 1 を書き込みます。両方が動き出すまでスタートラインで待ち合わせるので、2 つは同時に始まります。\
+            片方が書き込んでからもう片方が読めば、カウンタは 2 になります。\
+            両方が書き込む前に両方が 0 を読むと、どちらも 1 を書き込み、インクリメントが 1 回消えてカウンタは 1 で終わります。\
+            1 回の実行では何もわからないので、`iterations` 回繰り返して最終値を集計します。\
+            集計を読んでください。final=1 が 1 回でもあれば競合の証拠です。その頻度は window とマシンの混み具合で変わるので、1 回も出なくても安全の証明にはなりません。window を広げれば（run 2 window=200）出てきます。\
+            タイムラインには更新が消えた最初の実行をブロックごとのレーンで描きます。読み取りから書き込みまでのバーが 2 本重なっているはずです。\
             最後に修正版として、同じ 2 つのブロックを 1 つのシリアルキューで実行します。\
             もう重なりようがなく、集計は final=2 だけになります。
             """),
@@ -57,8 +60,8 @@ extension Chapter01 {
             .init("iterations", default: 1000, range: 1...100_000,
                   help: Localized("how many runs to tally", ja: "集計する実行回数")),
             .init("window", default: 20, range: 0...1000,
-                  help: Localized("µs of work between the read and the write (wider: more lost updates)",
-                                  ja: "読み取りと書き込みの間の処理の長さ（µs）。広いほど更新が消えやすい")),
+                  help: Localized("µs of work between the read and the write (0: adjacent, which still collide sometimes)",
+                                  ja: "読み取りと書き込みの間の処理の長さ（µs）。0 なら隣り合わせだが、それでもときどき衝突する")),
         ],
         prediction: .init(
             question: Localized(
@@ -83,20 +86,46 @@ extension Chapter01 {
 
     /// The block both versions run: read, work for `window` µs, write read + 1.
     /// On a traced run it also records the span from read to write and "prints" the value it wrote.
-    private static func readThenWrite(
-        _ counter: UnsafeCounter, block: Int, window: Int, log: Locked<[Increment]>, context: ScenarioContext?
-    ) {
-        let lane = context?.trace.currentThreadLane() ?? ""
+    /// Nothing is recorded between the read and the write (a trace takes a lock, which would
+    /// widen the window); the times are logged afterwards and drawn with `spans(of:)`.
+    private static func readThenWrite(_ counter: UnsafeCounter, block: Int, window: Int, log: Locked<[Increment]>) {
         let readAt = MonotonicClock.now()
         let read = counter.value
-        let label = "read \(read), write \(read + 1)"
-        context?.trace.begin(label, lane: lane)
         spin(microseconds: window)
         counter.value = read + 1
         let wroteAt = MonotonicClock.now()
-        context?.printLine(String(read + 1), lane: lane)
-        context?.trace.end(label, lane: lane)
         log.withLock { $0.append(Increment(block: block, readAt: readAt, read: read, wroteAt: wroteAt)) }
+    }
+
+    /// A run's increments as spans from read to write, one lane per block, for `Trace.replay`.
+    private static func spans(of increments: [Increment]) -> [Trace.Event] {
+        var steps: [(time: UInt64, lane: String, label: String, kind: Trace.Kind)] = []
+        for increment in increments {
+            let label = "read \(increment.read), write \(increment.read + 1)"
+            steps.append((increment.readAt, "block \(increment.block)", label, .begin))
+            steps.append((increment.wroteAt, "block \(increment.block)", label, .end))
+        }
+        return steps.sorted { $0.time < $1.time }.enumerated().map { index, step in
+            Trace.Event(sequence: index, time: step.time, lane: step.lane, label: step.label, kind: step.kind)
+        }
+    }
+
+    /// Where the two racy blocks wait for each other, so that both are running when either reads.
+    /// A pool that gives both blocks one thread would never let the second arrive, so the wait
+    /// is bounded (then the first block simply goes).
+    private final class StartLine: Sendable {
+        private let arrived = Locked(0)
+        private let gaveUp = Locked(false)
+
+        func arriveAndWait(limitMicroseconds: Int = 2_000) {
+            arrived.withLock { $0 += 1 }
+            let end = MonotonicClock.now() + UInt64(limitMicroseconds) * 1_000
+            while arrived.current < 2 && MonotonicClock.now() < end {}
+            if arrived.current < 2 { gaveUp.withLock { $0 = true } }
+        }
+
+        /// Whether both blocks were running at once (nobody went alone).
+        var metInTime: Bool { !gaveUp.current }
     }
 
     private static func classifyFinalValue(_ outcome: String) -> OutcomeTally.Verdict {
@@ -112,67 +141,72 @@ extension Chapter01 {
         let window = context.knob("window")
 
         context.say(Localized(
-            "Racy: two blocks on DispatchQueue.global() share an unprotected counter (window \(window) µs). One run:",
-            ja: "競合あり: DispatchQueue.global() 上の 2 つのブロックが保護のないカウンタを共有（window \(window) µs）。1 回の実行:"))
-        context.trace.record("racy")
-        let firstFinal = try racyRun(window: window, log: Locked([]), traced: context)
-        context.note("first final", String(firstFinal))
-
-        context.say(Localized(
-            "Fixed: the same two blocks on one serial queue. One run:",
-            ja: "修正版: 同じ 2 つのブロックを 1 つのシリアルキューで。1 回の実行:"))
-        context.trace.record("fixed")
-        _ = try fixedRun(window: window, log: Locked([]), traced: context)
-
-        context.say(Localized("Racy, \(iterations) runs:", ja: "競合あり、\(iterations) 回:"))
+            "Racy: two blocks on DispatchQueue.global() share an unprotected counter (window \(window) µs), \(iterations) runs:",
+            ja: "競合あり: DispatchQueue.global() 上の 2 つのブロックが保護のないカウンタを共有（window \(window) µs）、\(iterations) 回:"))
         var racy = OutcomeTally(classify: classifyFinalValue)
-        var firstLostUpdate: (run: Int, increments: [Increment])?
+        var drawn: (run: Int, final: Int, increments: [Increment])?
+        var together = 0
         for run in 1...iterations {
             let log = Locked<[Increment]>([])
-            let final = try racyRun(window: window, log: log, traced: nil)
+            let (final, met) = try racyRun(window: window, log: log)
+            if met { together += 1 }
             racy.record(outcome(final: final))
-            if final != 2 && firstLostUpdate == nil { firstLostUpdate = (run, log.current) }
+            if run == 1 { context.note("first final", String(final)) }
+            if run == 1 || (final != 2 && drawn?.final == 2) { drawn = (run, final, log.current) }
         }
         context.show(racy.render(terminal: context.terminal, language: context.language))
         context.note("racy lost updates", String(racy.forbiddenCount))
-        if let lost = firstLostUpdate {
-            context.say(Localized("The first lost update, in run \(lost.run):", ja: "最初に更新が消えたのは \(lost.run) 回目:"))
-            for line in describe(lost.increments) { context.say(line) }
+        context.say(Localized(
+            "Both blocks were running at the same moment in \(together) of \(iterations) runs; in the others one ran after the other (one pool thread for both, or a core busy elsewhere), and those cannot lose an update.",
+            ja: "2 つのブロックが同時に動いていたのは \(iterations) 回中 \(together) 回でした。それ以外は片方が終わってからもう片方が動いており（1 本のスレッドで両方を実行した、別の処理がコアを使っていた、など）、その場合は更新は消えません。"))
+        context.trace.record("racy")
+        if let drawn, drawn.final != 2 {
+            context.note("drawn final", String(drawn.final))
+            context.say(Localized("The first lost update, in run \(drawn.run) (drawn on the timeline):",
+                                  ja: "最初に更新が消えたのは \(drawn.run) 回目（タイムラインに描きます）:"))
+            for line in describe(drawn.increments) { context.say(line) }
         } else {
             context.say(Localized(
-                "No update was lost this time. Try a wider window, e.g. run 2 window=200.",
-                ja: "今回は更新が消えませんでした。window を広げてみてください（例: run 2 window=200）。"))
+                "No update was lost this time; that proves nothing (the timeline draws run 1). Try a wider window, e.g. run 2 window=200.",
+                ja: "今回は更新が消えませんでしたが、それは何の証明にもなりません（タイムラインには 1 回目を描きます）。window を広げてみてください（例: run 2 window=200）。"))
         }
+        if let drawn { context.trace.replay(spans(of: drawn.increments)) }
 
-        context.say(Localized("Fixed, \(iterations) runs:", ja: "修正版、\(iterations) 回:"))
+        context.say(Localized("Fixed: the same two blocks on one serial queue, \(iterations) runs:",
+                              ja: "修正版: 同じ 2 つのブロックを 1 つのシリアルキューで、\(iterations) 回:"))
         var fixed = OutcomeTally(classify: classifyFinalValue)
-        for _ in 1...iterations {
-            fixed.record(outcome(final: try fixedRun(window: window, log: Locked([]), traced: nil)))
+        context.trace.record("fixed")
+        for run in 1...iterations {
+            let log = Locked<[Increment]>([])
+            fixed.record(outcome(final: try fixedRun(window: window, log: log)))
+            if run == 1 { context.trace.replay(spans(of: log.current)) }
         }
         context.show(fixed.render(terminal: context.terminal, language: context.language))
         context.note("fixed lost updates", String(fixed.forbiddenCount))
     }
 
     /// The racy way: both blocks on the global concurrent queue. Returns the final value.
-    private static func racyRun(window: Int, log: Locked<[Increment]>, traced: ScenarioContext?) throws -> Int {
+    private static func racyRun(window: Int, log: Locked<[Increment]>) throws -> (final: Int, together: Bool) {
         let counter = UnsafeCounter()
         let group = DispatchGroup()
+        let startLine = StartLine()
         for block in 1...2 {
             DispatchQueue.global().async(group: group) {
-                readThenWrite(counter, block: block, window: window, log: log, context: traced)
+                startLine.arriveAndWait()
+                readThenWrite(counter, block: block, window: window, log: log)
             }
         }
         try wait(for: group, Localized("a run did not finish", ja: "実行が終わりませんでした"))
-        return counter.value  // safe to read here: the group's wait happens after both blocks
+        return (counter.value, startLine.metInTime)  // safe to read here: the group's wait happens after both blocks
     }
 
     /// The safe way: the same blocks on one serial queue. Returns the final value.
-    private static func fixedRun(window: Int, log: Locked<[Increment]>, traced: ScenarioContext?) throws -> Int {
+    private static func fixedRun(window: Int, log: Locked<[Increment]>) throws -> Int {
         let counter = SerialQueueCounter()
         let group = DispatchGroup()
         for block in 1...2 {
             counter.increment(group: group) { storage in
-                readThenWrite(storage, block: block, window: window, log: log, context: traced)
+                readThenWrite(storage, block: block, window: window, log: log)
             }
         }
         try wait(for: group, Localized("a run did not finish", ja: "実行が終わりませんでした"))

@@ -11,20 +11,24 @@ extension Chapter01 {
             Work is submitted to `DispatchQueue.global(qos:)` at each class, from `.background` to `.userInteractive`, \
             and every block reports what its thread looks like. QoS is a request to the scheduler, not an ordering: \
             nothing here says which block finishes first. \
-            On Linux libdispatch keeps a thread pool per class and turns the class into the thread's nice value \
-            (lower runs first when the CPU is busy): the table shows what the kernel reports, and the thread names show the pools. \
+            On Linux libdispatch keeps a thread pool per class and turns the class into the thread's nice value: \
+            the table shows what the kernel reports, and the thread names show the pools. \
+            A nice value does not make anything run first; it weights the CPU share a thread gets while threads compete for a core. \
             `Thread.current.qualityOfService` is not wired on Linux: it says the same on every queue. \
             On Apple platforms the table shows `qos_class_self()` instead; there the class also steers timers, I/O and which cores run the thread. \
-            Either way, the effect appears only under contention: a background task on an idle machine runs just as fast.
+            Either way, the effect appears only under contention, so part two makes some: hogs at one class fill every core, \
+            and one block of fixed work runs at another. Compare its time with the same work alone.
             """,
             ja: """
             `.background` から `.userInteractive` までの各クラスで `DispatchQueue.global(qos:)` に処理を投入し、ブロックごとに自分のスレッドの様子を報告させます。\
             QoS はスケジューラへのお願いであって順序の保証ではないので、どのブロックが先に終わるかはここからは言えません。\
-            Linux の libdispatch はクラスごとにスレッドプールを持ち、クラスをスレッドの nice 値に変えます（CPU が混んでいるときは値の小さいほうが先に動きます）。\
+            Linux の libdispatch はクラスごとにスレッドプールを持ち、クラスをスレッドの nice 値に変えます。\
             表にはカーネルが報告する値が出ており、スレッド名からはプールがわかります。\
+            nice 値は何かを先に動かすものではありません。1 つのコアをスレッドが取り合うときに、それぞれが得る CPU 時間の比率を決めるものです。\
             Linux では `Thread.current.qualityOfService` が連動しておらず、どのキューでも同じ値になります。\
             Apple のプラットフォームでは代わりに `qos_class_self()` を表示します。そちらではクラスがタイマーや I/O、どのコアで動くかにも影響します。\
-            いずれにしても効果が出るのは CPU の取り合いがあるときだけで、暇なマシンではバックグラウンドの処理も同じ速さで動きます。
+            いずれにしても効果が出るのは CPU の取り合いがあるときだけなので、後半ではわざと取り合いを起こします。\
+            あるクラスのブロックですべてのコアを埋め、別のクラスで決まった量の処理を 1 つ実行して、単独で実行したときの時間と比べます。
             """),
         knobs: [
             .init("tasks", default: 2, range: 1...16, help: Localized("blocks per QoS class", ja: "QoS クラスごとのブロック数")),
@@ -93,5 +97,7 @@ extension Chapter01 {
                 "userInitiated and userInteractive work ran on the same threads: one pool serves both here.",
                 ja: "userInitiated と userInteractive の処理が同じスレッドで動きました。ここでは 1 つのプールが両方を受け持っています。"))
         }
+        context.show("")
+        try runQoSContention(context)
     }
 }

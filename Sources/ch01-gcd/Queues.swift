@@ -12,8 +12,7 @@ extension Chapter01 {
             Blocks go to four places: `DispatchQueue.main`, a `@MainActor` task, `DispatchQueue.global()` and a private serial queue; \
             each records its lane and `Thread.isMainThread`. \
             The main queue and the main actor run on the main thread — here because this program keeps a run loop turning on it. \
-            A program whose main thread never serves the main queue (on Linux, one that called `dispatchMain()`, or a test runner) \
-            runs main-queue blocks elsewhere or not at all, so the table says what really happened. \
+            Part two shows programs whose main thread does not: there main-queue blocks run elsewhere or not at all. \
             Global-queue blocks run on pool threads (T2, T3, …), several at once. \
             The private serial queue runs its blocks one at a time, but not always on the same thread: \
             between its two batches a block on another queue keeps the first thread busy, and the queue simply moves to another one. \
@@ -22,7 +21,7 @@ extension Chapter01 {
             ja: """
             ブロックを `DispatchQueue.main`、`@MainActor` のタスク、`DispatchQueue.global()`、プライベートなシリアルキューの 4 か所に送り、それぞれレーンと `Thread.isMainThread` を記録させます。\
             メインキューとメインアクターはメインスレッドで動きます。ここでそうなるのは、このプログラムがメインスレッドで RunLoop を回しているからです。\
-            メインスレッドがメインキューを処理しないプログラム（Linux で `dispatchMain()` を呼んだもの、テストランナーなど）では、メインキューのブロックは別のスレッドで動くか、まったく動かないので、表には実際に起きたことを出します。\
+            後半では、メインスレッドがメインキューを処理しないプログラムを見せます。そこではメインキューのブロックは別のスレッドで動くか、まったく動きません。\
             グローバルキューのブロックはプールのスレッド（T2、T3 …）で同時にいくつも動きます。\
             プライベートなシリアルキューはブロックを 1 つずつ実行しますが、同じスレッドとは限りません。\
             2 回の投入の間に別のキューのブロックが最初のスレッドを使い続けるので、キューは別のスレッドへ移ります。\
@@ -118,8 +117,10 @@ extension Chapter01 {
         if !offMain.isEmpty {
             let names = offMain.joined(separator: ", ")
             context.say(Localized(
-                "\(names) ran off the main thread: this process's main thread does not serve the main queue (it called dispatchMain() or is a test runner), so a pool thread drains it instead.",
-                ja: "\(names) はメインスレッド以外で動きました。このプロセスのメインスレッドはメインキューを処理していない（dispatchMain() を呼んだか、テストランナーである）ため、代わりにプールのスレッドが処理しています。"))
+                "\(names) ran off the main thread: this process's main thread has parked in dispatchMain() (a test runner's async main does that on Linux), so a pool thread drains the main queue instead.",
+                ja: "\(names) はメインスレッド以外で動きました。このプロセスのメインスレッドは dispatchMain() で休止している（Linux ではテストランナーの async な main がそうします）ため、代わりにプールのスレッドがメインキューを処理しています。"))
         }
+        context.show("")
+        runMainThreadUses(context)
     }
 }

@@ -12,6 +12,7 @@ struct Chapter01Tests {
         #expect(Chapter01.chapter.scenarios.map(\.slug) == [
             "serial-vs-concurrent", "counter-race", "sync-vs-async", "queues", "qos", "sync-deadlock",
             "barrier", "async-after", "suspend-resume", "group", "semaphore", "task-counter-race",
+            "global-queue-limits", "initially-inactive", "background-then-main", "task-vs-global-async",
         ])
         #expect(Chapter01.chapter.games.map(\.slug) == ["task-counter-race"])
     }
@@ -38,10 +39,85 @@ struct Chapter01Tests {
         #expect(context.noted("fixed lost updates") == "0")
     }
 
-    @Test("sync returns only after its block ran: A B C", arguments: 1...3)
+    @Test("sync returns only after its block ran: A B C; async guarantees only A first", arguments: 1...3)
     func syncOrder(attempt: Int) async throws {
         let context = try await run(scenario("sync-vs-async"))
         #expect(context.noted("sync") == "ABC")
+        #expect(["ABC", "ACB"].contains(context.noted("async") ?? ""))
+        let prediction = try #require(scenario("sync-vs-async").prediction)
+        #expect(prediction.isPossible("ABC") && prediction.isPossible("ACB") && !prediction.isPossible("BAC"))
+    }
+
+    @Test("the counter race draws a run that lost an update whenever one did")
+    func counterRaceDrawsTheLosingRun() async throws {
+        let context = try await run(scenario("counter-race"), knobs: ["iterations": 300, "window": 20])
+        let lost = try #require(Int(context.noted("racy lost updates") ?? ""))
+        if lost > 0 {
+            #expect(context.noted("drawn final") == "1")
+            // Both blocks' spans are on the timeline, each from a read of 0 to a write of 1.
+            let spans = context.trace.events.filter { $0.kind == .begin && $0.label == "read 0, write 1" }.map(\.lane)
+            #expect(Set(spans).isSuperset(of: ["block 1", "block 2"]))
+        }
+    }
+
+    @Test("who serves the main queue: a parked or blocked main thread does not run main-queue work")
+    func mainThreadUses() async throws {
+        guard ChildProcess.sibling(named: "ch01-gcd") != nil else { return }
+        let context = try await run(scenario("queues"))
+        #expect(context.noted("main-dispatch-main main.async") == "on another thread")
+        #expect(context.noted("main-dispatch-main @MainActor") == "on another thread")
+        #expect(context.noted("main-blocked main.async") == "never (within 1 s)")
+        #expect(context.noted("main-blocked @MainActor") == "never (within 1 s)")
+        #if canImport(Darwin)
+        // The runtime turns the main run loop (CFRunLoopRun) for an async main.
+        #expect(context.noted("main-async-drain @MainActor") == "on the main thread")
+        #else
+        // The runtime calls dispatchMain().
+        #expect(context.noted("main-async-drain main.async") == "on another thread")
+        #expect(context.noted("main-async-drain @MainActor") == "on another thread")
+        #endif
+    }
+
+    /// Run in a chapter process of its own: in this test process other tests keep the pools busy,
+    /// and the hogs would not have the cores to themselves.
+    @Test("under contention a background block gets far less CPU than a userInitiated one")
+    func qosUnderContention() throws {
+        let (status, output, _) = try runChapterExecutable("ch01-gcd", ["--run", "5"])
+        #expect(status == 0)
+        // "  background          userInitiated     5.1 ms    9.5 ms": hogs, block, alone, contended.
+        var slowdown: [String: Double] = [:]
+        for line in output.split(separator: "\n") {
+            let words = line.split(separator: " ")
+            guard words.count == 6, words[3] == "ms", words[5] == "ms",
+                  let alone = Double(words[2]), let contended = Double(words[4]), alone > 0 else { continue }
+            slowdown[String(words[1])] = contended / alone
+        }
+        let initiated = try #require(slowdown["userInitiated"], "no contention table in:\n\(output)")
+        if output.contains("did not finish in 2 s") { return }  // the background block starved: the point made
+        let background = try #require(slowdown["background"], "no background row in:\n\(output)")
+        #expect(background > 2 * initiated, "background \(background)×, userInitiated \(initiated)×")
+    }
+
+    @Test("a barrier and suspend() work on a private concurrent queue and do nothing on a global one")
+    func globalQueueLimits() async throws {
+        let context = try await run(scenario("global-queue-limits"))
+        #expect(context.noted("private barrier waited") == "true")
+        #expect(context.noted("global barrier waited") == "false")
+        #expect(context.noted("private ran while suspended") == "false")
+        #expect(context.noted("global ran while suspended") == "true")
+    }
+
+    @Test("an initially inactive queue runs nothing until activate()", arguments: 1...3)
+    func initiallyInactive(attempt: Int) async throws {
+        let context = try await run(scenario("initially-inactive"))
+        #expect(context.emitted.joined() == "BAC")
+        #expect(context.noted("ran before activate") == "false")
+    }
+
+    @Test("the UI update hops to the main thread; only Task {} inherits the main actor")
+    func mainThreadHops() async throws {
+        #expect(try await run(scenario("background-then-main")).noted("update on main queue") == "true")
+        #expect(try await run(scenario("task-vs-global-async")).noted("on main") == "T")
     }
 
     @Test("a suspended queue finishes its running block and starts nothing new until resumed", arguments: 1...3)
