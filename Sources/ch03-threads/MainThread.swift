@@ -13,7 +13,7 @@ extension Chapter03 {
             Code asks with `Thread.isMainThread` (or compares `Thread.current` with the main thread: `Thread.main` on Apple platforms, `Thread.mainThread` in Linux Foundation). \
             The scenario asks from four places: the scenario's own thread (T1, made with `Thread`), a new `Thread`, a block on `DispatchQueue.global()`, and a block on `DispatchQueue.main`. \
             Only the last is on the main thread, and it runs there only because this program's main thread keeps serving the main queue (a run loop turns on it); \
-            a thread that blocks the main thread, or a process whose main thread serves nothing, makes main-queue work wait. \
+            a main thread that is busy or blocked makes main-queue work wait, and one parked in `dispatchMain()` (a test runner's on Linux) leaves it to a pool thread. \
             A new thread is never the main thread, whoever starts it. Doing UI work from a background thread is a bug even when it seems to work; \
             send it to the main queue (or the main actor) instead.
             """,
@@ -22,7 +22,7 @@ extension Chapter03 {
             コードは `Thread.isMainThread` で尋ねます（`Thread.current` をメインスレッドと比べても同じです。メインスレッドは Apple プラットフォームでは `Thread.main`、Linux の Foundation では `Thread.mainThread`）。\
             シナリオは 4 か所から尋ねます。シナリオ自身のスレッド（`Thread` で作った T1）、新しい `Thread`、`DispatchQueue.global()` のブロック、`DispatchQueue.main` のブロックです。\
             メインスレッドにいるのは最後だけで、それもこのプログラムのメインスレッドがメインキューを処理し続けている（ランループが回っている）からです。\
-            メインスレッドを止めたり、メインスレッドが何も処理しないプロセスだったりすると、メインキューの処理は待たされます。\
+            メインスレッドが忙しいかブロックしていればメインキューの処理は待たされ、`dispatchMain()` で休止していれば（Linux のテストランナーがそうです）プールのスレッドが処理します。\
             新しいスレッドは、誰が開始してもメインスレッドにはなりません。バックグラウンドのスレッドから UI を触るのは、うまく動いて見えてもバグです。\
             メインキュー（またはメインアクター）に送ってください。
             """)
@@ -70,13 +70,13 @@ extension Chapter03 {
         context.note("main queue served", String(mainServed))
         if !mainServed {
             context.say(Localized(
-                "  The main-queue block did not run within 1 s: nothing serves the main queue in this process (a test runner, say). It would run only once the main thread got to it.",
-                ja: "  メインキューのブロックは 1 秒以内に動きませんでした。このプロセス（テストランナーなど）ではメインキューを処理するものがいません。メインスレッドが手を空けるまで動きません。"))
+                "  The main-queue block did not run within 1 s: this process's main thread is alive but busy or blocked, so main-queue work waits until it gets to it.",
+                ja: "  メインキューのブロックは 1 秒以内に動きませんでした。このプロセスのメインスレッドは生きていますが、忙しいかブロックしているので、メインキューの処理はメインスレッドが手を空けるまで待たされます。"))
         }
         if mainServed && !onMain.contains("main queue") {
             context.say(Localized(
-                "  The main-queue block ran, but off the main thread: this process's main thread does not serve the main queue (a test runner, say), so libdispatch drained it on a pool thread. Code that needs the main thread must not assume DispatchQueue.main gives it one everywhere.",
-                ja: "  メインキューのブロックは動きましたが、メインスレッドの外でした。このプロセス（テストランナーなど）のメインスレッドはメインキューを処理しないので、libdispatch がプールのスレッドで処理したのです。メインスレッドが必要なコードは、DispatchQueue.main がどこでもメインスレッドをくれると思い込んではいけません。"))
+                "  The main-queue block ran, but off the main thread: this process's main thread is parked in dispatchMain() (a test runner's async main on Linux), so libdispatch drains the main queue on a pool thread. Code that needs the main thread must not assume DispatchQueue.main gives it one everywhere.",
+                ja: "  メインキューのブロックは動きましたが、メインスレッドの外でした。このプロセスのメインスレッドは dispatchMain() で休止している（Linux のテストランナーの async な main）ので、libdispatch がメインキューをプールのスレッドで処理したのです。メインスレッドが必要なコードは、DispatchQueue.main がどこでもメインスレッドをくれると思い込んではいけません。"))
         }
         context.say(Localized("  On the main thread: \(onMain.isEmpty ? "none" : onMain.map(shown).joined(separator: ", ")).",
                               ja: "  メインスレッドにいたのは: \(onMain.isEmpty ? "なし" : onMain.map(shown).joined(separator: "、"))。"))

@@ -13,7 +13,8 @@ extension Chapter03 {
             `start()` only makes a thread runnable: when it really runs is up to the OS scheduler, so the letters may come out in any order. \
             Then names: a name helps in a debugger and a crash log. Set from outside before `start()`, as most code does, and read back inside with `Thread.current.name`; \
             then set from inside the thread. The scenario also asks the OS what it calls the thread. \
-            Last, the state flags: `isExecuting` while the closure runs, `isFinished` once it has returned. \
+            Last, the state flags: `isExecuting` while the closure runs, `isFinished` once it has returned; \
+            right after `start()` `isExecuting` is usually still false, but the new thread may already be running. \
             There is no `join()`: to wait for a thread, it must signal (here a semaphore) when it ends. \
             The classic form subclasses `Thread` and overrides `main()`; on Apple platforms that compiles, but this Linux toolchain refuses it (see the chapter text), so the closure form is the portable one.
             """,
@@ -24,6 +25,7 @@ extension Chapter03 {
             次は名前です。名前はデバッガやクラッシュログで役に立ちます。多くのコードのように `start()` の前に外から付けて、中で `Thread.current.name` で読み返します。\
             続いてスレッドの中から付けます。OS がそのスレッドを何と呼んでいるかも調べます。\
             最後は状態フラグです。クロージャの実行中は `isExecuting`、戻った後は `isFinished` です。\
+            `start()` の直後の `isExecuting` はたいてい false ですが、新しいスレッドがもう動いていることもあります。\
             `join()` はありません。スレッドの終わりを待つには、終わるときにスレッド自身が知らせる（ここではセマフォ）必要があります。\
             古典的な書き方は `Thread` をサブクラス化して `main()` をオーバーライドするものです。Apple のプラットフォームではコンパイルできますが、この Linux のツールチェーンは受け付けません（本文参照）。どこでも動くのはクロージャの書き方です。
             """),

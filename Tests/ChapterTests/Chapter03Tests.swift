@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WorkbookCore
 @testable import ch03_threads
@@ -43,6 +44,28 @@ struct Chapter03Tests {
         let context = try await run(scenario("main-thread"))
         #expect(["", "main queue"].contains(context.noted("on the main thread")))
     }
+
+    #if os(Linux)
+    /// Why main-queue work runs off the main thread under `swift test` on Linux: the test
+    /// runner's main is async, the Swift runtime hands its main thread to `dispatchMain()`, and
+    /// that parks it in `rt_sigsuspend` for good. A main thread that was merely busy would leave
+    /// main-queue blocks waiting instead (chapter 01, scenario 4).
+    @Test("under swift test on Linux the main thread is parked by dispatchMain(), and a pool thread drains the main queue")
+    func testRunnerMainThreadIsParked() async throws {
+        let pid = ProcessInfo.processInfo.processIdentifier
+        let syscall = try String(contentsOfFile: "/proc/self/task/\(pid)/syscall", encoding: .utf8)
+        #if arch(x86_64)
+        let rtSigsuspend = "130"
+        #else
+        let rtSigsuspend = "133"  // aarch64
+        #endif
+        #expect(syscall.split(separator: " ").first.map(String.init) == rtSigsuspend, "main thread: \(syscall)")
+        let ranOnMainThread = await withCheckedContinuation { continuation in
+            DispatchQueue.main.async { continuation.resume(returning: Thread.isMainThread) }
+        }
+        #expect(!ranOnMainThread)
+    }
+    #endif
 
     @Test("a thread per task makes a thread per task; the GCD pool reuses a few")
     func threadCost() async throws {
