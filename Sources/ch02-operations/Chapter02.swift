@@ -17,6 +17,9 @@ enum Chapter02 {
             completionAndPriority,
             asyncOperation,
             gcdVersusOperations,
+            mainQueue,
+            startWithoutQueue,
+            qualityOfService,
         ],
-        children: [addTwiceChildName: addTwiceChild])
+        children: [addTwiceChildName: addTwiceChild, startNotReadyChildName: startNotReadyChild])
 }

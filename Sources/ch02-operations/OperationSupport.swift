@@ -33,3 +33,15 @@ struct Edge {
         }
     }
 }
+
+/// A quality-of-service class as code spells it, e.g. "userInitiated".
+func qosName(_ qos: QualityOfService) -> String {
+    switch qos {
+    case .userInteractive: "userInteractive"
+    case .userInitiated: "userInitiated"
+    case .utility: "utility"
+    case .background: "background"
+    case .default: "default"
+    @unknown default: "unknown"
+    }
+}

@@ -27,4 +27,19 @@ struct Chapter02CommandLineTests {
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("✓ Matched: this run gave BA."))
     }
+
+    @Test("in the chapter program, OperationQueue.main runs its operations on the main thread")
+    func mainQueueOnMainThread() throws {
+        let result = try runChapterExecutable("ch02-operations", ["--run", "11"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("main: M1: Thread.isMainThread=true OperationQueue.current=OperationQueue.main"))
+        #expect(result.standardOutput.contains("Every main-queue operation ran on the main thread, one at a time (at most 1 at once)."))
+    }
+
+    @Test("predicting the lane of start(): the caller's")
+    func predictStart() throws {
+        let result = try runChapterExecutable("ch02-operations", [], input: "predict 12\nT1\n")
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("✓ Matched: this run gave T1."))
+    }
 }
