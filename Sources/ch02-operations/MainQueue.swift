@@ -100,8 +100,8 @@ extension Chapter02 {
         context.note("main served", String(served == count))
         if served < count {
             context.say(Localized(
-                "  Only \(served) of \(count) ran: nothing serves the main queue in this process (a test runner, say). They run once the main thread gets to them.",
-                ja: "  \(count) 個中 \(served) 個しか動きませんでした。このプロセス（テストランナーなど）ではメインキューを処理するものがいません。メインスレッドが手を空けたときに動きます。"))
+                "  Only \(served) of \(count) ran: this process's main thread is busy or blocked, so main-queue work waits until it gets to it.",
+                ja: "  \(count) 個中 \(served) 個しか動きませんでした。このプロセスのメインスレッドは忙しいかブロックしているので、メインキューの処理はメインスレッドが手を空けるまで待たされます。"))
         }
 
         context.say(Localized("3) For comparison, one operation, Q1, on a queue of our own:", ja: "3) 比べるために、自分で作ったキューでオペレーション Q1 を 1 つ:"))
