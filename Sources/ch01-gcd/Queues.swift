@@ -61,8 +61,8 @@ extension Chapter01 {
             if ran.wait(timeout: .now() + 1) == .timedOut {
                 gaveUp.withLock { $0 = true }
                 context.say(Localized(
-                    "  \(name): did not run within 1 s — nothing serves the main thread's queue in this process.",
-                    ja: "  \(name): 1 秒以内に実行されませんでした。このプロセスではメインスレッドのキューを処理するものがありません。"))
+                    "  \(name): did not run within 1 s — this process's main thread is busy or blocked, so main-queue work waits.",
+                    ja: "  \(name): 1 秒以内に実行されませんでした。このプロセスのメインスレッドは忙しいかブロックしているので、メインキューの処理は待たされます。"))
             }
         }
         runOnMain("main.async") { body in DispatchQueue.main.async(execute: body) }
