@@ -7,18 +7,18 @@ extension Chapter01 {
     struct QoSContest: Sendable {
         let hogs: DispatchQoS.QoSClass
         let probe: DispatchQoS.QoSClass
-        /// Milliseconds the probe's work took with nothing else running, and under the hogs
-        /// (nil: it did not finish within the time limit).
+        /// Milliseconds the probe's work took with nothing else of ours running.
         let alone: Double
-        let contended: Double?
-        /// Milliseconds from submitting the probe to its start (waiting for a pool thread).
-        let waited: Double?
+        /// Under the hogs: milliseconds it took, and the share of a core it got meanwhile (its
+        /// CPU time over its running time); nil when it did not finish within the time limit.
+        let contended: (milliseconds: Double, cpuShare: Double)?
     }
 
     /// Part two of scenario 5: QoS changes nothing on an idle machine, so make the CPU busy.
     /// Every core gets a hog (a block that spins until told to stop) at one class; then one
-    /// block with a fixed amount of work runs at another class. Its running time, against the
-    /// same work alone, is its share of a contended CPU.
+    /// block with a fixed amount of work runs at another class. Its CPU time over its running
+    /// time is the share of a core it got — a figure that other load on the machine changes
+    /// far less than the milliseconds.
     static func runQoSContention(_ context: ScenarioContext) throws {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         context.say(Localized(
@@ -30,19 +30,21 @@ extension Chapter01 {
             try contest(hogs: .userInitiated, probe: .background, cores: cores, work: work, context),
         ]
         let headers = [Localized("hogs (every core)", ja: "埋める側（全コア）"), Localized("block", ja: "計測するブロック"),
-                       Localized("alone", ja: "単独"), Localized("contended", ja: "取り合い中")]
+                       Localized("alone", ja: "単独"), Localized("contended", ja: "取り合い中"),
+                       Localized("CPU share", ja: "CPU の割合")]
             .map { $0.text(context.language) }
-        context.show("  " + padded(headers[0], to: 20) + padded(headers[1], to: 18) + padded(headers[2], to: 10) + headers[3])
+        context.show("  " + padded(headers[0], to: 20) + padded(headers[1], to: 18) + padded(headers[2], to: 10)
+                     + padded(headers[3], to: 12) + headers[4])
         for contest in contests {
-            let contended = contest.contended.map { formatMilliseconds($0) }
-                ?? Localized("did not finish in 2 s", ja: "2 秒で終わらず").text(context.language)
+            let contended = contest.contended.map { (formatMilliseconds($0.milliseconds), String(format: "%.0f%%", $0.cpuShare * 100)) }
+                ?? (Localized("> 2 s", ja: "2 秒超").text(context.language), "-")
             context.show("  " + padded("\(contest.hogs)", to: 20) + padded("\(contest.probe)", to: 18)
-                         + padded(formatMilliseconds(contest.alone), to: 10) + contended)
-            context.note("contended \(contest.probe)", contest.contended.map { String(format: "%.1f", $0 / contest.alone) } ?? "starved")
+                         + padded(formatMilliseconds(contest.alone), to: 10) + padded(contended.0, to: 12) + contended.1)
+            context.note("share \(contest.probe)", contest.contended.map { String(format: "%.3f", $0.cpuShare) } ?? "starved")
         }
         context.say(Localized(
-            "Read the ratio, not the milliseconds: the userInitiated block barely noticed the background hogs, while the background block took many times longer beside userInitiated ones. QoS did not decide who started first; it decided who got the CPU while both wanted it.",
-            ja: "ミリ秒ではなく比を読んでください。userInitiated のブロックは background のブロックがいてもほとんど影響を受けず、background のブロックは userInitiated のブロックの横では何倍も時間がかかりました。QoS はどちらが先に始まるかを決めたのではなく、両方が CPU を欲しがっているときに誰が CPU を使えるかを決めたのです。"))
+            "Read the CPU share: the userInitiated block kept most of a core beside the background hogs, while the background block got a small slice beside userInitiated ones and took many times longer. QoS did not decide who started first; it decided who got the CPU while both wanted it. Other load on the machine changes the milliseconds, much less the shares.",
+            ja: "CPU の割合を読んでください。userInitiated のブロックは background のブロックの横でもコアの大部分を使えましたが、background のブロックは userInitiated のブロックの横ではわずかしか使えず、何倍も時間がかかりました。QoS はどちらが先に始まるかを決めたのではなく、両方が CPU を欲しがっているときに誰が CPU を使えるかを決めたのです。マシンのほかの負荷でミリ秒は変わりますが、割合はそれほど変わりません。"))
     }
 
     /// How many rounds of `busyWork` take about `milliseconds` on this machine, in this build.
@@ -65,7 +67,7 @@ extension Chapter01 {
     private static func contest(hogs hogClass: DispatchQoS.QoSClass, probe probeClass: DispatchQoS.QoSClass,
                                 cores: Int, work: Int, _ context: ScenarioContext) throws -> QoSContest {
         // The same work alone, at the probe's class, for comparison.
-        let alone = try timedProbe(probeClass, work: work, context, label: "\(probeClass)", limitSeconds: 5)?.ran ?? 0
+        let alone = try timedProbe(probeClass, work: work, context, label: "\(probeClass)", limitSeconds: 5)?.milliseconds ?? 0
 
         let stop = Locked(false)
         let hogsRunning = DispatchSemaphore(value: 0)
@@ -87,26 +89,26 @@ extension Chapter01 {
             try wait(for: hogsRunning, Localized("the hogs did not start", ja: "CPU を埋めるブロックが始まりませんでした"))
         }
         let timed = try timedProbe(probeClass, work: work, context, label: "\(probeClass)", limitSeconds: 2)
-        return QoSContest(hogs: hogClass, probe: probeClass, alone: alone, contended: timed?.ran, waited: timed?.waited)
+        return QoSContest(hogs: hogClass, probe: probeClass, alone: alone, contended: timed)
     }
 
-    /// Runs `work` rounds on `global(qos:)`; the milliseconds it waited for a thread and ran,
+    /// Runs `work` rounds on `global(qos:)`; the milliseconds it ran and its CPU time over that,
     /// or nil when it did not finish within `limitSeconds`.
     private static func timedProbe(_ qosClass: DispatchQoS.QoSClass, work: Int, _ context: ScenarioContext,
-                                   label: String, limitSeconds: Double) throws -> (waited: Double, ran: Double)? {
+                                   label: String, limitSeconds: Double) throws -> (milliseconds: Double, cpuShare: Double)? {
         let finished = DispatchSemaphore(value: 0)
-        let times = Locked<(began: UInt64, ended: UInt64)>((0, 0))
-        let submitted = MonotonicClock.now()
+        let measured = Locked<(milliseconds: Double, cpuShare: Double)>((0, 0))
         DispatchQueue.global(qos: qosClass).async {
             let lane = context.trace.currentThreadLane()
-            let began = MonotonicClock.now()
+            let began = MonotonicClock.now(), cpuBefore = ThreadUsage.current()
             context.trace.span(label, lane: lane) { busyWork(work) }
-            times.withLock { $0 = (began, MonotonicClock.now()) }
+            let cpu = (ThreadUsage.current() - cpuBefore).cpuSeconds
+            let wall = Double(MonotonicClock.now() - began) / 1e9
+            measured.withLock { $0 = (wall * 1e3, wall > 0 ? min(1, cpu / wall) : 1) }
             finished.signal()
         }
         guard finished.wait(timeout: .now() + limitSeconds) == .success else { return nil }
-        let (began, ended) = times.current
-        return (Double(began - submitted) / 1e6, Double(ended - began) / 1e6)
+        return measured.current
     }
 
     private static func formatMilliseconds(_ value: Double) -> String { String(format: "%.1f ms", value) }
