@@ -47,7 +47,7 @@ extension Chapter01 {
                 context.trace.span(updateLabel) { spin(microseconds: 300) }
                 context.note("update on main queue", String(MainQueueMark.isCurrent))
                 context.say(Localized("  main: label.text = \"\(count) images\" (Thread.isMainThread=\(Thread.isMainThread))",
-                                      ja: "  main: label.text = \"\(count) images\"（Thread.isMainThread=\(Thread.isMainThread)）"))
+                                      ja: "  main: label.text = \"\(count) 枚\"（Thread.isMainThread=\(Thread.isMainThread)）"))
                 shown.signal()
             }
         }

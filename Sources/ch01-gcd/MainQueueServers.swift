@@ -25,7 +25,7 @@ extension Chapter01 {
         var description: Localized {
             switch self {
             case .asyncMain:
-                Localized("top-level async code (the runtime's drain)", ja: "トップレベルの async コード（ランタイムの処理ループ）")
+                Localized("runs top-level async code", ja: "トップレベルの async コード")
             case .dispatchMain:
                 Localized("calls dispatchMain()", ja: "dispatchMain() を呼ぶ")
             case .blocked:
@@ -79,9 +79,14 @@ extension Chapter01 {
         context.say(Localized(
             "Three small programs (child processes) submit the same main.async block and @MainActor task, then use their main thread differently:",
             ja: "3 つの小さなプログラム（子プロセス）が同じ main.async のブロックと @MainActor のタスクを投入し、メインスレッドをそれぞれ別の使い方をします:"))
-        let headers = [Localized("the main thread …", ja: "メインスレッドは …"), Localized("main.async ran", ja: "main.async"),
-                       Localized("@MainActor ran", ja: "@MainActor")].map { $0.text(context.language) }
-        context.show("  " + padded(headers[0], to: 46) + padded(headers[1], to: 20) + headers[2])
+        var rows = [[Localized("the main thread …", ja: "メインスレッドは …"), Localized("main.async ran", ja: "main.async"),
+                     Localized("@MainActor ran", ja: "@MainActor")].map { $0.text(context.language) }]
+        defer {
+            let widths = (0..<2).map { column in rows.map { displayWidth($0[column]) }.max()! + 2 }
+            for row in rows { context.show("  " + padded(row[0], to: widths[0]) + padded(row[1], to: widths[1]) + row[2]) }
+            context.say(Localized("(never: not within the 1 s the child waits)", ja: "（実行されず: 子プロセスが待つ 1 秒のうちには実行されなかった）"))
+            context.say(explanation)
+        }
         for (number, use) in MainThreadUse.allCases.enumerated() {
             let lane = context.trace.currentThreadLane()
             let label = Localized("child \(number + 1)", ja: "子プロセス \(number + 1)").text(context.language)
@@ -92,7 +97,7 @@ extension Chapter01 {
             let lines = outcome.standardOutput.split(separator: "\n").map(String.init)
             func place(_ probe: String) -> Localized {
                 guard let line = lines.first(where: { $0.hasPrefix(probe + " ") }) else {
-                    return Localized("never (within 1 s)", ja: "実行されず（1 秒以内）")
+                    return Localized("never", ja: "実行されず")
                 }
                 return line.hasSuffix("true")
                     ? Localized("on the main thread", ja: "メインスレッド")
@@ -101,10 +106,11 @@ extension Chapter01 {
             let mainAsync = place("main.async"), mainActor = place("@MainActor")
             context.note("\(use.rawValue) main.async", mainAsync.en)
             context.note("\(use.rawValue) @MainActor", mainActor.en)
-            context.show("  " + padded(use.description.text(context.language), to: 46)
-                         + padded(mainAsync.text(context.language), to: 20) + mainActor.text(context.language))
+            rows.append([use.description.text(context.language), mainAsync.text(context.language), mainActor.text(context.language)])
         }
-        context.say(Localized(
+    }
+
+    private static let explanation = Localized(
             """
             The main queue runs on the main thread only while the main thread drains it: a run loop (this REPL, an app) does. \
             dispatchMain() parks the main thread, and libdispatch then runs main-queue blocks on a pool thread (Apple's libdispatch does the same). \
@@ -118,6 +124,5 @@ extension Chapter01 {
             トップレベルの async コードはメインスレッドを Swift のランタイムに渡します。Linux ではランタイムが dispatchMain() を呼ぶので、最初の await の後のメインアクターのコードはメインスレッド以外で動きます。\
             Apple のプラットフォームでは CoreFoundation が読み込まれていればメインのランループ（CFRunLoopRun）を回すので、メインスレッドのままです。\
             メインスレッドが生きていてもブロックしていれば何も処理されず、処理は待たされるだけです。
-            """))
-    }
+            """)
 }
