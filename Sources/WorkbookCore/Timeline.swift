@@ -225,10 +225,22 @@ public struct Timeline: Sendable {
         }
     }
 
-    /// A one-letter marker for every label that is not written out, in order of first use;
-    /// letters that are labels themselves are skipped.
+    /// A one-letter marker for every label that is not written out, in order of first use.
+    /// Letters that start a word of some label are skipped: beside spans `a1`, `a2`, a marker
+    /// `a` would read as a name.
     static func markers(for marks: [Mark], labelled: Set<String>, avoiding labels: Set<String>) -> [String: String] {
-        var free = (Array("abcdefghijklmnopqrstuvwxyz") + Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ")).map(String.init).filter { !labels.contains($0) }[...]
+        var taken: Set<Character> = []
+        for label in labels {
+            var previous: Character = " "
+            for character in label {
+                if character.isASCII && character.isLetter && !(previous.isASCII && (previous.isLetter || previous.isNumber)) {
+                    taken.insert(character)
+                }
+                previous = character
+            }
+        }
+        let letters = Array("abcdefghijklmnopqrstuvwxyz") + Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        var free = (letters.filter { !taken.contains($0) } + letters.filter { taken.contains($0) }).map(String.init).filter { !labels.contains($0) }[...]
         var markers: [String: String] = [:]
         for mark in marks where !mark.text.isEmpty && !labelled.contains(mark.text) && markers[mark.text] == nil {
             markers[mark.text] = free.popFirst() ?? "?"
