@@ -89,7 +89,7 @@ extension Chapter01 {
         let lane = context?.trace.currentThreadLane() ?? ""
         let readAt = MonotonicClock.now()
         let read = counter.value
-        let label = "read \(read), write \(read + 1)"
+        let label = Localized("read \(read), write \(read + 1)", ja: "読み \(read)、書き \(read + 1)")
         context?.trace.begin(label, lane: lane)
         spin(microseconds: window)
         counter.value = read + 1
@@ -103,8 +103,8 @@ extension Chapter01 {
         outcome == "final=2" ? .acceptable : .forbidden
     }
 
-    private static func outcome(final: Int) -> String {
-        final == 2 ? "final=2" : "final=\(final) (lost update)"
+    private static func outcome(final: Int, _ context: ScenarioContext) -> String {
+        final == 2 ? "final=2" : context.text(Localized("final=\(final) (lost update)", ja: "final=\(final)（更新の消失）"))
     }
 
     private static func runCounterRace(_ context: ScenarioContext) throws {
@@ -114,14 +114,14 @@ extension Chapter01 {
         context.say(Localized(
             "Racy: two blocks on DispatchQueue.global() share an unprotected counter (window \(window) µs). One run:",
             ja: "競合あり: DispatchQueue.global() 上の 2 つのブロックが保護のないカウンタを共有（window \(window) µs）。1 回の実行:"))
-        context.trace.record("racy")
+        context.trace.record(Localized("racy", ja: "競合あり"))
         let firstFinal = try racyRun(window: window, log: Locked([]), traced: context)
         context.note("first final", String(firstFinal))
 
         context.say(Localized(
             "Fixed: the same two blocks on one serial queue. One run:",
             ja: "修正版: 同じ 2 つのブロックを 1 つのシリアルキューで。1 回の実行:"))
-        context.trace.record("fixed")
+        context.trace.record(Localized("fixed", ja: "修正版"))
         _ = try fixedRun(window: window, log: Locked([]), traced: context)
 
         context.say(Localized("Racy, \(iterations) runs:", ja: "競合あり、\(iterations) 回:"))
@@ -130,7 +130,7 @@ extension Chapter01 {
         for run in 1...iterations {
             let log = Locked<[Increment]>([])
             let final = try racyRun(window: window, log: log, traced: nil)
-            racy.record(outcome(final: final))
+            racy.record(outcome(final: final, context))
             if final != 2 && firstLostUpdate == nil { firstLostUpdate = (run, log.current) }
         }
         context.show(racy.render(terminal: context.terminal, language: context.language))
@@ -147,7 +147,7 @@ extension Chapter01 {
         context.say(Localized("Fixed, \(iterations) runs:", ja: "修正版、\(iterations) 回:"))
         var fixed = OutcomeTally(classify: classifyFinalValue)
         for _ in 1...iterations {
-            fixed.record(outcome(final: try fixedRun(window: window, log: Locked([]), traced: nil)))
+            fixed.record(outcome(final: try fixedRun(window: window, log: Locked([]), traced: nil), context))
         }
         context.show(fixed.render(terminal: context.terminal, language: context.language))
         context.note("fixed lost updates", String(fixed.forbiddenCount))

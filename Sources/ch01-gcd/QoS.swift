@@ -38,7 +38,7 @@ extension Chapter01 {
     private static func runQoS(_ context: ScenarioContext) throws {
         let tasks = context.knob("tasks")
         let probes = Locked<[String: [ThreadProbe]]>([:])
-        context.trace.record("submit")
+        context.trace.record(Localized("submit", ja: "投入"))
         // One class at a time, so the timeline shows each class's pool threads together.
         for qosClass in qosClasses {
             let name = "\(qosClass)"
@@ -46,7 +46,7 @@ extension Chapter01 {
             for _ in 0..<tasks {
                 DispatchQueue.global(qos: qosClass).async(group: group) {
                     let probe = ThreadProbe.here(in: context.trace)
-                    context.trace.span(name, lane: probe.lane) { spin(microseconds: 1_000) }
+                    context.trace.span(".\(name)", lane: probe.lane) { spin(microseconds: 1_000) }
                     probes.withLock { $0[name, default: []].append(probe) }
                 }
             }
@@ -73,10 +73,10 @@ extension Chapter01 {
             let classProbes = observed[name] ?? []
             let lanes = values(classProbes) { $0.lane }
             #if canImport(Darwin)
-            context.show("  " + padded(name, to: 17) + padded(lanes, to: 10) + padded(values(classProbes) { $0.qosClassSelf }, to: 18)
+            context.show("  " + padded(".\(name)", to: 17) + padded(lanes, to: 10) + padded(values(classProbes) { $0.qosClassSelf }, to: 18)
                          + values(classProbes) { $0.foundationQoS })
             #else
-            context.show("  " + padded(name, to: 17) + padded(lanes, to: 10) + padded(values(classProbes) { $0.niceValue.map(String.init) }, to: 6)
+            context.show("  " + padded(".\(name)", to: 17) + padded(lanes, to: 10) + padded(values(classProbes) { $0.niceValue.map(String.init) }, to: 6)
                          + padded(values(classProbes) { $0.kernelName }, to: 17) + values(classProbes) { $0.foundationQoS })
             context.note("nice \(name)", values(classProbes) { $0.niceValue.map(String.init) })
             #endif
