@@ -93,7 +93,7 @@ public struct Timeline: Sendable {
         for lane in lanes {
             lines.append(terminal.paint(padded(shortened(lane, to: laneWidth), to: laneWidth), .cyan) + "  " + rows[lane]!.joined())
         }
-        lines += legendLines(marks, markers: markers, labelled: layout.labelled)
+        lines += legendLines(marks, markers: markers, labelled: layout.labelled, language: language)
         if layout.crowded {
             lines += wrapped(Localized(
                 "(more events than this width can show apart: some marks share a cell; see the list below)",
@@ -191,28 +191,31 @@ public struct Timeline: Sendable {
             // marker). How far time may be squeezed is measured against the best scale markers
             // alone allow: a crowded trace cannot be drawn to scale whatever the labels do.
             var candidates: [String] = []
-            for mark in marks where !mark.text.isEmpty && displayWidth(mark.text) > 1 && !candidates.contains(mark.text) {
+            var seen: Set<String> = []
+            for mark in marks where !mark.text.isEmpty && displayWidth(mark.text) > 1 && seen.insert(mark.text).inserted {
                 candidates.append(mark.text)
             }
             let all = labelled
             labelled.subtract(candidates)
             let floor = bestScale()
-            labelled = all
             guard let floor else {
-                labelled.subtract(candidates)
                 return Layout(columns: columns(0, clamped: true)!, labelled: labelled, crowded: true)
             }
+            // A long trace (a whole failing check) is drawn with markers only: choosing labels
+            // one by one would take too long, and its lanes have no room for words anyway.
+            if marks.count > 400 { return Layout(columns: columns(floor)!, labelled: labelled) }
+            labelled = all
             while true {
                 let scale = bestScale()
                 if let scale, scale >= minimumScale * floor || candidates.isEmpty {
                     return Layout(columns: columns(scale)!, labelled: labelled)
                 }
-                // Give up the label whose marker gains the most scale (on a long trace, simply
+                // Give up the label whose marker gains the most scale (with many labels, simply
                 // the one that takes the most room).
                 let counts = Dictionary(marks.map { ($0.text, 1) }, uniquingKeysWith: +)
                 let costs = candidates.map { counts[$0, default: 0] * (displayWidth($0) - 1) }
                 var gains = [Double](repeating: 0, count: candidates.count)
-                if marks.count <= 400 {
+                if candidates.count * marks.count <= 20_000 {
                     for (index, candidate) in candidates.enumerated() {
                         labelled.remove(candidate)
                         gains[index] = bestScale() ?? -1
@@ -250,11 +253,19 @@ public struct Timeline: Sendable {
 
     // MARK: Text
 
-    private func legendLines(_ marks: [Mark], markers: [String: String], labelled: Set<String>) -> [String] {
+    private func legendLines(_ marks: [Mark], markers: [String: String], labelled: Set<String>, language: Language) -> [String] {
         var entries: [String] = []
         var seen: Set<String> = []
+        var unlettered = false  // more labels than letters: the rest share "?"
         for mark in marks where !mark.text.isEmpty && !labelled.contains(mark.text) && seen.insert(mark.text).inserted {
-            entries.append("\(markers[mark.text] ?? "?") = \(mark.text)")
+            guard let marker = markers[mark.text], marker != "?" else {
+                unlettered = true
+                continue
+            }
+            entries.append("\(marker) = \(mark.text)")
+        }
+        if unlettered {
+            entries.append(Localized("? = one of the other labels (see the list below)", ja: "? = ほかのラベルのどれか（下の一覧を参照）").text(language))
         }
         var lines: [String] = []
         var line = ""

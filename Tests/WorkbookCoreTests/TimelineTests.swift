@@ -117,6 +117,23 @@ struct TimelineTests {
         #expect(text.contains("word word"))
     }
 
+    @Test("a long trace with a label per event still fits, keeps every mark it can, and says when marks share a cell")
+    func longTrace() {
+        var list: [(UInt64, String, String, Trace.Kind)] = []
+        for i in 0..<600 {
+            let lane = "T\(i % 3 + 1)", label = "call \(i)"
+            list.append((UInt64(i * 10), lane, label, .begin))
+            list.append((UInt64(i * 10 + 5), lane, label, .end))
+        }
+        let clock = ContinuousClock()
+        var text = ""
+        let took = clock.measure { text = Timeline(terminal: .plain).render(events(list)) }
+        #expect(took < .seconds(10), "rendering took \(took)")
+        for line in text.split(separator: "\n") { #expect(displayWidth(String(line)) <= 80, "\(line)") }
+        #expect(text.contains("share a cell"))
+        #expect(text.contains("? = "))
+    }
+
     @Test("says so when nothing was recorded, in both languages")
     func empty() {
         #expect(Timeline(terminal: .plain).render([], language: .en).contains("nothing"))
