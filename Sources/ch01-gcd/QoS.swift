@@ -63,20 +63,20 @@ extension Chapter01 {
         let classHeader = Localized("QoS class", ja: "QoS クラス").text(context.language)
         let threadsHeader = Localized("threads", ja: "スレッド").text(context.language)
         #if canImport(Darwin)
-        context.show("  " + padded(classHeader, to: 17) + padded(threadsHeader, to: 10) + padded("qos_class_self()", to: 18) + "Thread.qualityOfService")
+        context.show("  " + padded(classHeader, to: 18) + padded(threadsHeader, to: 10) + padded("qos_class_self()", to: 18) + "Thread.qualityOfService")
         #else
         let nameHeader = Localized("thread name", ja: "スレッド名").text(context.language)
-        context.show("  " + padded(classHeader, to: 17) + padded(threadsHeader, to: 10) + padded("nice", to: 6) + padded(nameHeader, to: 17) + "Thread.qualityOfService")
+        context.show("  " + padded(classHeader, to: 18) + padded(threadsHeader, to: 10) + padded("nice", to: 6) + padded(nameHeader, to: 17) + "Thread.qualityOfService")
         #endif
         for qosClass in qosClasses {
             let name = "\(qosClass)"
             let classProbes = observed[name] ?? []
             let lanes = values(classProbes) { $0.lane }
             #if canImport(Darwin)
-            context.show("  " + padded(".\(name)", to: 17) + padded(lanes, to: 10) + padded(values(classProbes) { $0.qosClassSelf }, to: 18)
+            context.show("  " + padded(".\(name)", to: 18) + padded(lanes, to: 10) + padded(values(classProbes) { $0.qosClassSelf }, to: 18)
                          + values(classProbes) { $0.foundationQoS })
             #else
-            context.show("  " + padded(".\(name)", to: 17) + padded(lanes, to: 10) + padded(values(classProbes) { $0.niceValue.map(String.init) }, to: 6)
+            context.show("  " + padded(".\(name)", to: 18) + padded(lanes, to: 10) + padded(values(classProbes) { $0.niceValue.map(String.init) }, to: 6)
                          + padded(values(classProbes) { $0.kernelName }, to: 17) + values(classProbes) { $0.foundationQoS })
             context.note("nice \(name)", values(classProbes) { $0.niceValue.map(String.init) })
             #endif
