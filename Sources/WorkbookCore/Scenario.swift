@@ -141,13 +141,24 @@ public final class ScenarioContext: Sendable {
     /// Prints a line as it is (numbers, tables).
     public func show(_ line: String) { output(line) }
 
+    /// `text` in the learner's language, for building a line, a label or a lane name.
+    public func text(_ text: Localized) -> String { text.text(language) }
+
+    /// Prints a line of another program's output (a crash report, a runtime error) word for word,
+    /// behind a quote bar: it stays in the language that program spoke.
+    public func quote(_ line: String) { output("    " + (terminal.usesUnicode ? "│ " : "| ") + line) }
+
     /// "Prints" a label the way the lesson's code would, e.g. the letter `A`: it is shown with its
     /// lane, recorded on the trace, and kept for the prediction.
-    public func emit(_ label: String, lane: String? = nil) {
+    public func emit(_ label: String, lane: String? = nil) { emit(.verbatim(label), lane: lane) }
+
+    /// "Prints" a line in words, in the learner's language; the prediction and the trace's
+    /// queries see its English.
+    public func emit(_ label: Localized, lane: String? = nil) {
         let lane = lane ?? trace.currentThreadLane()
         trace.record(label, lane: lane)
-        emittedLabels.withLock { $0.append(label) }
-        output("  \(lane): \(label)")
+        emittedLabels.withLock { $0.append(label.en) }
+        output("  \(lane): \(label.text(language))")
     }
 
     /// The emitted labels in order.

@@ -46,6 +46,9 @@ extension ScenarioContext {
     /// without a point on the trace: for work already drawn as a span, whose end marks the moment
     /// (a point right behind a span would crowd the label of the next one).
     public func printLine(_ text: String, lane: String) { show("  \(lane): \(text)") }
+
+    /// `printLine` for a line in words, in the learner's language.
+    public func printLine(_ text: Localized, lane: String) { printLine(text.text(language), lane: lane) }
 }
 
 extension ScenarioContext {

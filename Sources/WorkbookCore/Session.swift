@@ -215,11 +215,14 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
         let values = (try? scenario.knobValues(knobs)) ?? [:]
         let knobText = scenario.knobs.map { "\($0.name)=\(values[$0.name]!)" }.joined(separator: " ")
         write(terminal.paint("── \(number). \(t(scenario.title)) \(knobText)", .bold))
+        let language = self.language
         let context = ScenarioContext(language: language, seed: seed, knobs: values, terminal: terminal, output: write)
         let outcome: String?? = waitForAsync(seconds: scenarioDeadlineSeconds) { () async -> String? in
             do {
                 try await scenario.run(context)
                 return nil
+            } catch let stuck as ScenarioStuck {
+                return stuck.what.text(language)
             } catch {
                 return String(describing: error)
             }

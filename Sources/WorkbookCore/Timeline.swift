@@ -3,17 +3,36 @@
 ///
 /// ```
 /// lane  0                                          1.2ms
-/// main  *A-----------------------------------------*done
-/// T1       [=========B=========]
+/// main  ●A━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━●done
+/// T1       ┣B━━━━━━━━━━━━━━━━━━━┫···┣a━┫
+///   a = a label too long for its span
 /// ```
+///
+/// The rules, whatever the trace:
+/// - Every event gets a mark of its own: `●` for an instant, `┣` and `┫` for the ends of a span.
+///   Marks on one lane never share a cell, and an event drawn left of another never happened
+///   after it (events are placed in the order they were recorded, on every lane at once).
+/// - Every named event gets its whole label right after its mark (inside the bar, for a span),
+///   or, where the label does not fit, a one-letter marker there and the label in the legend
+///   under the lanes. A label is never cut.
+/// - Time is to scale where it can be: crowded moments are widened only as much as their marks
+///   and labels need. When keeping every label would squeeze the time scale below
+///   `minimumTimeScale`, the labels that take the most room become markers instead.
+/// - No line is wider than the terminal.
 public struct Timeline: Sendable {
     public var terminal: Terminal
     /// At most this many events are listed under the lanes; the lanes always show all.
     public var maxListedEvents: Int
     /// What the horizontal axis counts: nanoseconds, or explorer steps (time = step number).
     public var axis: Axis = .time
+    /// How much of the width must stay proportional to time (0…1) before labels give way to
+    /// legend markers, measured against the scale one-letter markers alone allow.
+    public var minimumTimeScale = 0.6
 
     public enum Axis: Sendable { case time, steps }
+
+    /// Lane names longer than this many cells are shortened, with "…".
+    static let maxLaneWidth = 14
 
     private func axisLabel(_ value: UInt64, _ language: Language) -> String {
         switch axis {
@@ -32,59 +51,239 @@ public struct Timeline: Sendable {
     }
 
     public func render(_ events: [Trace.Event], language: Language = .en) -> String {
-        guard let last = events.map(\.time).max() else {
+        guard !events.isEmpty else {
             return Localized("(nothing was recorded)", ja: "（記録なし）").text(language)
         }
+        let events = events.sorted { $0.sequence < $1.sequence }
         let lanes = orderedLanes(events)
-        let laneWidth = min(14, lanes.map(displayWidth).max() ?? 4)
+        let laneWidth = min(Self.maxLaneWidth, lanes.map(displayWidth).max() ?? 4)
         let width = max(20, terminal.width - laneWidth - 2)
         let first = events.map(\.time).min() ?? 0
-        let span = max(1, last - first)
-        func column(_ time: UInt64) -> Int { Int((Double(time - first) / Double(span)) * Double(width - 1)) }
+        let last = events.map(\.time).max() ?? 0
 
+        let marks = Self.marks(events, language)
+        let layout = Layout.fit(marks, width: width, first: first, span: max(1, last - first), minimumScale: minimumTimeScale)
+        let markers = Self.markers(for: marks, labelled: layout.labelled, avoiding: Set(marks.map(\.text)))
+
+        // The lanes: bars first, then the marks on top, then the labels and markers beside them.
         var rows: [String: [String]] = [:]  // one display cell each; "" follows a wide character
         for lane in lanes { rows[lane] = Array(repeating: glyphs.idle, count: width) }
-        var labelsToPlace: [(lane: String, column: Int, text: String, isSpan: Bool)] = []
-        var openSpans: [String: [Int]] = [:]  // "lane|label" -> begin columns
-
-        for event in events {
-            let c = column(event.time)
-            switch event.kind {
-            case .point:
-                rows[event.lane]![c] = glyphs.point
-                labelsToPlace.append((event.lane, c + 1, event.label, false))
-            case .begin:
-                openSpans["\(event.lane)|\(event.label)", default: []].append(c)
-            case .end:
-                let key = "\(event.lane)|\(event.label)"
-                let start = openSpans[key]?.popLast() ?? c
-                fillBar(&rows[event.lane]!, from: start, to: c)
-                labelsToPlace.append((event.lane, start + 1, event.label, true))
-            }
+        for (index, mark) in marks.enumerated() where mark.kind == .open {
+            let end = mark.partner.map { layout.columns[$0] } ?? width - 1
+            for column in layout.columns[index]...max(layout.columns[index], end) { rows[mark.lane]![column] = glyphs.bar }
         }
-        for (key, starts) in openSpans {  // spans that never ended run to the right edge
-            let lane = String(key.split(separator: "|", maxSplits: 1)[0])
-            let label = String(key.split(separator: "|", maxSplits: 1)[1])
-            for start in starts {
-                fillBar(&rows[lane]!, from: start, to: width - 1, closed: false)
-                labelsToPlace.append((lane, start + 1, label, true))
+        for (index, mark) in marks.enumerated() {
+            let glyph: String = switch mark.kind {
+            case .point: glyphs.point
+            case .open: glyphs.open
+            case .close, .closeAlone: glyphs.close
             }
+            rows[mark.lane]![layout.columns[index]] = glyph
         }
-        // Span labels first: a bar says what is running; points fill the room that is left.
-        for placement in labelsToPlace.filter(\.isSpan) + labelsToPlace.filter({ !$0.isSpan }) {
-            place(placement.text, at: placement.column, in: &rows[placement.lane]!)
+        for (index, mark) in marks.enumerated() where !mark.text.isEmpty {
+            let text = layout.labelled.contains(mark.text) ? mark.text : markers[mark.text] ?? "?"
+            write(text, at: layout.columns[index] + 1, in: &rows[mark.lane]!)
         }
 
         var lines: [String] = []
         let startText = axis == .time ? "0" : axisLabel(first, language)
-        let endText = axis == .time ? formatDuration(nanoseconds: span) : axisLabel(last, language)
-        let gap = max(1, width - startText.count - endText.count)
+        let endText = axis == .time ? formatDuration(nanoseconds: last - first) : axisLabel(last, language)
+        let gap = max(1, width - displayWidth(startText) - displayWidth(endText))
         lines.append(terminal.paint(padded("", to: laneWidth) + "  " + startText + String(repeating: " ", count: gap) + endText, .dim))
         for lane in lanes {
-            let name = String(lane.prefix(laneWidth))
-            lines.append(terminal.paint(padded(name, to: laneWidth), .cyan) + "  " + rows[lane]!.joined())
+            lines.append(terminal.paint(padded(shortened(lane, to: laneWidth), to: laneWidth), .cyan) + "  " + rows[lane]!.joined())
+        }
+        lines += legendLines(marks, markers: markers, labelled: layout.labelled, language: language)
+        if layout.crowded {
+            lines += wrapped(Localized(
+                "(more events than this width can show apart: some marks share a cell; see the list below)",
+                ja: "（この幅では離して描けないほどイベントが多いため、同じ位置に重なった印があります。下の一覧を見てください）").text(language),
+                prefix: "  ", width: terminal.width)
         }
         lines.append("")
+        lines += listLines(events, laneWidth: laneWidth, first: first, language: language)
+        return lines.joined(separator: "\n")
+    }
+
+    // MARK: Marks
+
+    /// One event as drawn: an instant, or one end of a span.
+    struct Mark {
+        enum Kind { case point, open, close, closeAlone }
+        let kind: Kind
+        let lane: String
+        let time: UInt64
+        /// What is written beside the mark: the label, in the learner's language. A span's end
+        /// has none (its label is at its start).
+        let text: String
+        /// For `open`, the index of its `close` (nil: the span never ended and runs to the edge);
+        /// for `close`, the index of its `open`.
+        var partner: Int?
+    }
+
+    static func marks(_ events: [Trace.Event], _ language: Language) -> [Mark] {
+        var marks: [Mark] = []
+        var open: [String: [Int]] = [:]  // "lane|English label" -> indices of opens not yet closed
+        for event in events {
+            let key = "\(event.lane)|\(event.label)"
+            switch event.kind {
+            case .point:
+                marks.append(Mark(kind: .point, lane: event.lane, time: event.time, text: event.label(in: language)))
+            case .begin:
+                open[key, default: []].append(marks.count)
+                marks.append(Mark(kind: .open, lane: event.lane, time: event.time, text: event.label(in: language)))
+            case .end:
+                if let start = open[key]?.popLast() {
+                    marks[start].partner = marks.count
+                    marks.append(Mark(kind: .close, lane: event.lane, time: event.time, text: "", partner: start))
+                } else {  // an end whose start is not in this trace (a window of a longer one)
+                    marks.append(Mark(kind: .closeAlone, lane: event.lane, time: event.time, text: event.label(in: language)))
+                }
+            }
+        }
+        return marks
+    }
+
+    /// Where each mark goes, and which labels are written out (the others get legend markers).
+    struct Layout {
+        var columns: [Int]
+        var labelled: Set<String>
+        /// True when even one-letter markers and no regard for time could not keep marks apart.
+        var crowded = false
+
+        static func fit(_ marks: [Mark], width: Int, first: UInt64, span: UInt64, minimumScale: Double) -> Layout {
+            let fractions = marks.map { Double($0.time - first) / Double(span) }
+            var labelled = Set(marks.map(\.text).filter { !$0.isEmpty })
+
+            /// Columns at `scale` (the share of the width kept proportional to time), or nil if
+            /// the marks and their labels do not fit.
+            func columns(_ scale: Double, clamped: Bool = false) -> [Int]? {
+                var columns = [Int](repeating: 0, count: marks.count)
+                var previous = 0
+                var next: [String: Int] = [:]  // per lane: the first column free for a mark
+                for (index, mark) in marks.enumerated() {
+                    var column = max(Int(fractions[index] * Double(width - 1) * scale), previous, next[mark.lane, default: 0])
+                    if column > width - 1 {
+                        guard clamped else { return nil }
+                        column = width - 1
+                    }
+                    columns[index] = column
+                    previous = column
+                    let room = mark.text.isEmpty ? 0 : labelled.contains(mark.text) ? displayWidth(mark.text) : 1
+                    next[mark.lane] = column + 1 + (mark.kind == .close ? 0 : room)
+                    if next[mark.lane]! > width && !clamped { return nil }
+                }
+                return columns
+            }
+            /// The largest scale that fits, if any does.
+            func bestScale() -> Double? {
+                if columns(1) != nil { return 1 }
+                guard columns(0) != nil else { return nil }
+                var fits = 0.0, fails = 1.0
+                for _ in 0..<20 {
+                    let middle = (fits + fails) / 2
+                    if columns(middle) != nil { fits = middle } else { fails = middle }
+                }
+                return fits
+            }
+
+            // Labels that would save room as markers (all events that share a label share its
+            // marker). How far time may be squeezed is measured against the best scale markers
+            // alone allow: a crowded trace cannot be drawn to scale whatever the labels do.
+            var candidates: [String] = []
+            var seen: Set<String> = []
+            for mark in marks where !mark.text.isEmpty && displayWidth(mark.text) > 1 && seen.insert(mark.text).inserted {
+                candidates.append(mark.text)
+            }
+            let all = labelled
+            labelled.subtract(candidates)
+            let floor = bestScale()
+            guard let floor else {
+                return Layout(columns: columns(0, clamped: true)!, labelled: labelled, crowded: true)
+            }
+            // A long trace (a whole failing check) is drawn with markers only: choosing labels
+            // one by one would take too long, and its lanes have no room for words anyway.
+            if marks.count > 400 { return Layout(columns: columns(floor)!, labelled: labelled) }
+            labelled = all
+            while true {
+                let scale = bestScale()
+                if let scale, scale >= minimumScale * floor || candidates.isEmpty {
+                    return Layout(columns: columns(scale)!, labelled: labelled)
+                }
+                // Give up the label whose marker gains the most scale (with many labels, simply
+                // the one that takes the most room).
+                let counts = Dictionary(marks.map { ($0.text, 1) }, uniquingKeysWith: +)
+                let costs = candidates.map { counts[$0, default: 0] * (displayWidth($0) - 1) }
+                var gains = [Double](repeating: 0, count: candidates.count)
+                if candidates.count * marks.count <= 20_000 {
+                    for (index, candidate) in candidates.enumerated() {
+                        labelled.remove(candidate)
+                        gains[index] = bestScale() ?? -1
+                        labelled.insert(candidate)
+                    }
+                }
+                let pick = candidates.indices.max { (gains[$0], costs[$0]) < (gains[$1], costs[$1]) } ?? 0
+                labelled.remove(candidates.remove(at: pick))
+            }
+        }
+    }
+
+    /// A one-letter marker for every label that is not written out, in order of first use.
+    /// Letters that start a word of some label are skipped: beside spans `a1`, `a2`, a marker
+    /// `a` would read as a name.
+    static func markers(for marks: [Mark], labelled: Set<String>, avoiding labels: Set<String>) -> [String: String] {
+        var taken: Set<Character> = []
+        for label in labels {
+            var previous: Character = " "
+            for character in label {
+                if character.isASCII && character.isLetter && !(previous.isASCII && (previous.isLetter || previous.isNumber)) {
+                    taken.insert(character)
+                }
+                previous = character
+            }
+        }
+        let letters = Array("abcdefghijklmnopqrstuvwxyz") + Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        var free = (letters.filter { !taken.contains($0) } + letters.filter { taken.contains($0) }).map(String.init).filter { !labels.contains($0) }[...]
+        var markers: [String: String] = [:]
+        for mark in marks where !mark.text.isEmpty && !labelled.contains(mark.text) && markers[mark.text] == nil {
+            markers[mark.text] = free.popFirst() ?? "?"
+        }
+        return markers
+    }
+
+    // MARK: Text
+
+    private func legendLines(_ marks: [Mark], markers: [String: String], labelled: Set<String>, language: Language) -> [String] {
+        var entries: [String] = []
+        var seen: Set<String> = []
+        var unlettered = false  // more labels than letters: the rest share "?"
+        for mark in marks where !mark.text.isEmpty && !labelled.contains(mark.text) && seen.insert(mark.text).inserted {
+            guard let marker = markers[mark.text], marker != "?" else {
+                unlettered = true
+                continue
+            }
+            entries.append("\(marker) = \(mark.text)")
+        }
+        if unlettered {
+            entries.append(Localized("? = one of the other labels (see the list below)", ja: "? = ほかのラベルのどれか（下の一覧を参照）").text(language))
+        }
+        var lines: [String] = []
+        var line = ""
+        for entry in entries {
+            let candidate = line.isEmpty ? "  " + entry : line + "   " + entry
+            if displayWidth(candidate) <= terminal.width || line.isEmpty {
+                line = candidate
+            } else {
+                lines.append(line)
+                line = "  " + entry
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines.flatMap { displayWidth($0) <= terminal.width ? [$0] : wrapped(String($0.dropFirst(2)), prefix: "  ", width: terminal.width) }
+    }
+
+    private func listLines(_ events: [Trace.Event], laneWidth: Int, first: UInt64, language: Language) -> [String] {
+        var lines: [String] = []
         let listed = events.prefix(maxListedEvents)
         let timeWidth = max(9, (listed.map { displayWidth(axis == .time ? "" : axisLabel($0.time, language)) }.max() ?? 0) + 1)
         for event in listed {
@@ -96,13 +295,14 @@ public struct Timeline: Sendable {
             }
             let number = padded("\(event.sequence + 1)", to: 4)
             let time = padded(axis == .time ? formatDuration(nanoseconds: event.time - first) : axisLabel(event.time, language), to: timeWidth)
-            lines.append("  \(number)\(time)\(padded(String(event.lane.prefix(laneWidth)), to: laneWidth))  \(marker)\(event.label)")
+            let prefix = "  \(number)\(time)\(padded(shortened(event.lane, to: laneWidth), to: laneWidth))  \(marker)"
+            lines += wrapped(event.label(in: language), prefix: prefix, width: terminal.width)
         }
         if events.count > listed.count {
             let more = events.count - listed.count
             lines.append(Localized("  … \(more) more events", ja: "  … ほか \(more) 件").text(language))
         }
-        return lines.joined(separator: "\n")
+        return lines
     }
 
     private func orderedLanes(_ events: [Trace.Event]) -> [String] {
@@ -112,24 +312,73 @@ public struct Timeline: Sendable {
         return seen.filter { $0 == "main" } + seen.filter { $0 != "main" }
     }
 
-    private func fillBar(_ row: inout [String], from start: Int, to end: Int, closed: Bool = true) {
-        let lower = min(start, end), upper = max(start, end)
-        for i in lower...upper { row[i] = glyphs.bar }
-        row[lower] = glyphs.open
-        if closed && upper > lower { row[upper] = glyphs.close }
-    }
-
-    /// Writes a label over idle or bar cells only, so markers are never hidden. Wide characters
-    /// take two cells; a label that does not fit is cut.
-    private func place(_ text: String, at column: Int, in row: inout [String]) {
+    /// Writes `text` from `column` on, over idle and bar cells only: all of it or nothing (the
+    /// layout leaves room, so nothing is only possible in a crowded timeline). Wide characters
+    /// take two cells.
+    private func write(_ text: String, at column: Int, in row: inout [String]) {
+        let cells = text.reduce(0) { $0 + displayWidth(String($1)) }
+        guard column + cells <= row.count,
+              (column..<(column + cells)).allSatisfy({ row[$0] == glyphs.idle || row[$0] == glyphs.bar }) else { return }
         var c = column
         for character in text {
-            let cells = displayWidth(String(character))
-            guard cells > 0, c + cells <= row.count else { return }
-            guard (c..<(c + cells)).allSatisfy({ row[$0] == glyphs.idle || row[$0] == glyphs.bar }) else { return }
-            row[c] = String(character)
-            if cells == 2 { row[c + 1] = "" }
-            c += cells
+            switch displayWidth(String(character)) {
+            case 0:
+                if c > column { row[c - 1] += String(character) }
+            case 2:
+                row[c] = String(character)
+                row[c + 1] = ""
+                c += 2
+            default:
+                row[c] = String(character)
+                c += 1
+            }
         }
+    }
+
+    /// `name` in at most `width` cells, ending in "…" when shortened.
+    private func shortened(_ name: String, to width: Int) -> String {
+        guard displayWidth(name) > width else { return name }
+        var result = ""
+        for character in name {
+            if displayWidth(result + String(character)) > width - 1 { break }
+            result.append(character)
+        }
+        return result + "…"
+    }
+
+    /// `text` after `prefix`, broken at spaces (or anywhere, for a word too long) so no line is
+    /// wider than `width`; the lines after the first are indented as far as the prefix.
+    private func wrapped(_ text: String, prefix: String, width: Int) -> [String] {
+        let indent = displayWidth(prefix)
+        let room = width - indent
+        guard displayWidth(prefix + text) > width, room >= 10 else { return [prefix + text] }
+        var lines: [String] = []
+        var line = ""
+        func flush() {
+            lines.append((lines.isEmpty ? prefix : String(repeating: " ", count: indent)) + line)
+            line = ""
+        }
+        for word in text.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
+            let candidate = line.isEmpty ? word : line + " " + word
+            if displayWidth(candidate) <= room {
+                line = candidate
+                continue
+            }
+            if !line.isEmpty { flush() }
+            var rest = word
+            while displayWidth(rest) > room {  // a word longer than a line: cut it
+                var head = ""
+                for character in rest {
+                    if displayWidth(head + String(character)) > room { break }
+                    head.append(character)
+                }
+                line = head
+                flush()
+                rest = String(rest.dropFirst(head.count))
+            }
+            line = rest
+        }
+        if !line.isEmpty || lines.isEmpty { flush() }
+        return lines
     }
 }

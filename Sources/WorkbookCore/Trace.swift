@@ -26,14 +26,26 @@ public final class Trace: Sendable {
         /// Nanoseconds since the trace started.
         public let time: UInt64
         public let lane: String
-        public let label: String
+        /// The label in both languages; a code name (`A`, `op1`) is the same in both.
+        public let localizedLabel: Localized
         public let kind: Kind
 
+        /// The label in English: what queries (`sequence(of:_:)`, `peakOverlap`) and checks
+        /// match on, so a scenario reads its trace the same way whatever the learner's language.
+        public var label: String { localizedLabel.en }
+
+        /// The label as the learner reads it.
+        public func label(in language: Language) -> String { localizedLabel.text(language) }
+
         public init(sequence: Int, time: UInt64, lane: String, label: String, kind: Kind) {
+            self.init(sequence: sequence, time: time, lane: lane, label: .verbatim(label), kind: kind)
+        }
+
+        public init(sequence: Int, time: UInt64, lane: String, label: Localized, kind: Kind) {
             self.sequence = sequence
             self.time = time
             self.lane = lane
-            self.label = label
+            self.localizedLabel = label
             self.kind = kind
         }
     }
@@ -50,17 +62,32 @@ public final class Trace: Sendable {
 
     public init() {}
 
+    // Labels: a `String` is shown as it is in every language, for code names the lesson's code
+    // prints (`A`, `op1`, `Thread.exit()`); anything in words is a `Localized`, drawn in the
+    // learner's language while queries match its English.
+
     /// Records an instant. The lane defaults to the calling thread (`main`, `T1`, `T2`, … in
     /// order of first appearance in this trace).
-    public func record(_ label: String, lane: String? = nil) { append(label, lane: lane, kind: .point) }
+    public func record(_ label: String, lane: String? = nil) { append(.verbatim(label), lane: lane, kind: .point) }
 
-    public func begin(_ label: String, lane: String? = nil) { append(label, lane: lane, kind: .begin) }
+    public func record(_ label: Localized, lane: String? = nil) { append(label, lane: lane, kind: .point) }
 
-    public func end(_ label: String, lane: String? = nil) { append(label, lane: lane, kind: .end) }
+    public func begin(_ label: String, lane: String? = nil) { append(.verbatim(label), lane: lane, kind: .begin) }
+
+    public func begin(_ label: Localized, lane: String? = nil) { append(label, lane: lane, kind: .begin) }
+
+    public func end(_ label: String, lane: String? = nil) { append(.verbatim(label), lane: lane, kind: .end) }
+
+    public func end(_ label: Localized, lane: String? = nil) { append(label, lane: lane, kind: .end) }
 
     /// Records `body` as a span from `begin` to `end`.
     @discardableResult
     public func span<Result>(_ label: String, lane: String? = nil, _ body: () throws -> Result) rethrows -> Result {
+        try span(.verbatim(label), lane: lane, body)
+    }
+
+    @discardableResult
+    public func span<Result>(_ label: Localized, lane: String? = nil, _ body: () throws -> Result) rethrows -> Result {
         let lane = lane ?? currentThreadLane()
         begin(label, lane: lane)
         defer { end(label, lane: lane) }
@@ -77,7 +104,7 @@ public final class Trace: Sendable {
                 let base = now + state.shift
                 for event in events {
                     state.events.append(Event(sequence: state.events.count, time: base + (event.time - first),
-                                              lane: event.lane, label: event.label, kind: event.kind))
+                                              lane: event.lane, label: event.localizedLabel, kind: event.kind))
                 }
                 state.shift += last - first
             }
@@ -102,7 +129,7 @@ public final class Trace: Sendable {
         } }
     }
 
-    private func append(_ label: String, lane: String?, kind: Kind) {
+    private func append(_ label: Localized, lane: String?, kind: Kind) {
         let lane = lane ?? currentThreadLane()
         let time = MonotonicClock.now() &- start
         // Quietly: recording from two threads must not order their work for ThreadSanitizer.

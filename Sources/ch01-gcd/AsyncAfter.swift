@@ -23,7 +23,7 @@ extension Chapter01 {
             表には各ブロックの遅れが出ます。\
             期限は「これより前には動かない」という意味で正確な時刻ではなく、システムは CPU を起こす回数を減らすために少し引き延ばすことがあります。\
             `spacing` をごく小さく（1〜2 ms）すると、その余裕が期限の間隔を超え、順番は保証されなくなります。\
-            シナリオは 3 つのブロックを sleep ではなく DispatchGroup で待ちます。
+            シナリオは 3 つのブロックをスリープではなく DispatchGroup で待ちます。
             """),
         knobs: [
             .init("spacing", default: 10, range: 1...200, help: Localized("ms between the deadlines", ja: "期限どうしの間隔（ms）")),
@@ -47,7 +47,7 @@ extension Chapter01 {
         let lateness = Locked<[String: UInt64]>([:])
         let start = DispatchTime.now()
         let plan = [("C", 3), ("A", 1), ("B", 2)]  // submission order, and deadline in units of spacing
-        context.trace.record("submit C, A, B")
+        context.trace.record(Localized("submit C, A, B", ja: "C, A, B を投入"))
         for (letter, units) in plan {
             let deadline = start + .milliseconds(units * spacing)
             group.enter()

@@ -71,7 +71,7 @@ extension Chapter01 {
                     return shared.value
                 }
                 occupancy.withLock { $0.readers -= 1 }
-                context.printLine("\(name) read \(seen)", lane: lane)
+                context.printLine(Localized("\(name) read \(seen)", ja: "\(name) が \(seen) を読んだ"), lane: lane)
             }
         }
         func write(_ name: String) {
@@ -87,12 +87,12 @@ extension Chapter01 {
                     return shared.value
                 }
                 occupancy.withLock { $0.writers -= 1 }
-                context.printLine("\(name) wrote \(written)", lane: lane)
+                context.printLine(Localized("\(name) wrote \(written)", ja: "\(name) が \(written) を書いた"), lane: lane)
             }
         }
 
         // Spread the writes evenly among the reads: R1 R2 W1 R3 R4 for readers=4 writers=1.
-        context.trace.record("submit")
+        context.trace.record(Localized("submit", ja: "投入"))
         var nextReader = 1
         for chunk in 0...writers {
             let end = readers * (chunk + 1) / (writers + 1)

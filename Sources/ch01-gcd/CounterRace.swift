@@ -98,12 +98,13 @@ extension Chapter01 {
     }
 
     /// A run's increments as spans from read to write, one lane per block, for `Trace.replay`.
-    private static func spans(of increments: [Increment]) -> [Trace.Event] {
-        var steps: [(time: UInt64, lane: String, label: String, kind: Trace.Kind)] = []
+    private static func spans(of increments: [Increment], _ context: ScenarioContext) -> [Trace.Event] {
+        var steps: [(time: UInt64, lane: String, label: Localized, kind: Trace.Kind)] = []
         for increment in increments {
-            let label = "read \(increment.read), write \(increment.read + 1)"
-            steps.append((increment.readAt, "block \(increment.block)", label, .begin))
-            steps.append((increment.wroteAt, "block \(increment.block)", label, .end))
+            let label = Localized("read \(increment.read), write \(increment.read + 1)", ja: "読み \(increment.read)、書き \(increment.read + 1)")
+            let lane = context.text(Localized("block \(increment.block)", ja: "ブロック \(increment.block)"))
+            steps.append((increment.readAt, lane, label, .begin))
+            steps.append((increment.wroteAt, lane, label, .end))
         }
         return steps.sorted { $0.time < $1.time }.enumerated().map { index, step in
             Trace.Event(sequence: index, time: step.time, lane: step.lane, label: step.label, kind: step.kind)
@@ -132,8 +133,8 @@ extension Chapter01 {
         outcome == "final=2" ? .acceptable : .forbidden
     }
 
-    private static func outcome(final: Int) -> String {
-        final == 2 ? "final=2" : "final=\(final) (lost update)"
+    private static func outcome(final: Int, _ context: ScenarioContext) -> String {
+        final == 2 ? "final=2" : context.text(Localized("final=\(final) (lost update)", ja: "final=\(final)（更新の消失）"))
     }
 
     private static func runCounterRace(_ context: ScenarioContext) throws {
@@ -150,7 +151,7 @@ extension Chapter01 {
             let log = Locked<[Increment]>([])
             let (final, met) = try racyRun(window: window, log: log)
             if met { together += 1 }
-            racy.record(outcome(final: final))
+            racy.record(outcome(final: final, context))
             if run == 1 { context.note("first final", String(final)) }
             if run == 1 || (final != 2 && drawn?.final == 2) { drawn = (run, final, log.current) }
         }
@@ -159,7 +160,7 @@ extension Chapter01 {
         context.say(Localized(
             "Both blocks were running at the same moment in \(together) of \(iterations) runs; in the others one ran after the other (one pool thread for both, or a core busy elsewhere), and those cannot lose an update.",
             ja: "2 つのブロックが同時に動いていたのは \(iterations) 回中 \(together) 回でした。それ以外は片方が終わってからもう片方が動いており（1 本のスレッドで両方を実行した、別の処理がコアを使っていた、など）、その場合は更新は消えません。"))
-        context.trace.record("racy")
+        context.trace.record(Localized("racy", ja: "競合あり"))
         if let drawn, drawn.final != 2 {
             context.note("drawn final", String(drawn.final))
             context.say(Localized("The first lost update, in run \(drawn.run) (drawn on the timeline):",
@@ -170,16 +171,16 @@ extension Chapter01 {
                 "No update was lost this time; that proves nothing (the timeline draws run 1). Try a wider window, e.g. run 2 window=200.",
                 ja: "今回は更新が消えませんでしたが、それは何の証明にもなりません（タイムラインには 1 回目を描きます）。window を広げてみてください（例: run 2 window=200）。"))
         }
-        if let drawn { context.trace.replay(spans(of: drawn.increments)) }
+        if let drawn { context.trace.replay(spans(of: drawn.increments, context)) }
 
         context.say(Localized("Fixed: the same two blocks on one serial queue, \(iterations) runs:",
                               ja: "修正版: 同じ 2 つのブロックを 1 つのシリアルキューで、\(iterations) 回:"))
         var fixed = OutcomeTally(classify: classifyFinalValue)
-        context.trace.record("fixed")
+        context.trace.record(Localized("fixed", ja: "修正版"))
         for run in 1...iterations {
             let log = Locked<[Increment]>([])
-            fixed.record(outcome(final: try fixedRun(window: window, log: log)))
-            if run == 1 { context.trace.replay(spans(of: log.current)) }
+            fixed.record(outcome(final: try fixedRun(window: window, log: log), context))
+            if run == 1 { context.trace.replay(spans(of: log.current, context)) }
         }
         context.show(fixed.render(terminal: context.terminal, language: context.language))
         context.note("fixed lost updates", String(fixed.forbiddenCount))

@@ -5,7 +5,7 @@ extension Chapter01 {
     /// A barrier and `suspend()` on a global queue: both accepted, both ignored.
     static let globalQueueLimits = Scenario(
         slug: "global-queue-limits",
-        title: Localized("A barrier and suspend() on a global queue do nothing", ja: "グローバルキューへの barrier と suspend() は効かない"),
+        title: Localized("A barrier and suspend() on a global queue do nothing", ja: "グローバルキューへの `.barrier` と `suspend()` は効かない"),
         narration: Localized(
             """
             The same two experiments run on a private concurrent queue and on `DispatchQueue.global()`. \
@@ -20,10 +20,10 @@ extension Chapter01 {
             (on the global queue the limit is longer, because a busy pool may take a while to give the block a thread).
             """,
             ja: """
-            同じ 2 つの実験を、自分で作った並列キューと `DispatchQueue.global()` の両方で行います。\
+            同じ 2 つの実験を、自分で作ったコンカレントキューと `DispatchQueue.global()` の両方で行います。\
             1) 読み取りのブロックが動いている間に `flags: .barrier` 付きのブロックを投入します。読み取り側は、バリアが隣で始まるかどうかを待って確かめます（自作のキューでは 0.2 秒、グローバルキューでは最大 2 秒）。\
             自作のキューではバリアは読み取りの終了を待つので、読み取り側には何も見えず、待つのをあきらめます。グローバルキューではバリアはすぐに始まり、読み取りと重なります。そこではただのブロックなのです。\
-            2) キューを suspend してからブロックを投入します。自作のキューではブロックは `resume()` まで待ちますが、グローバルキューではそのまま動きます。\
+            2) キューを `suspend()` してからブロックを投入します。自作のキューではブロックは `resume()` まで待ちますが、グローバルキューではそのまま動きます。\
             Apple のドキュメントにも、グローバルキューへのバリアは普通の `async` と同じに振る舞い、`suspend()` は効果がないと書かれています。\
             ですから readers/writers には自分で作ったキューが必要で（§7）、処理を一時停止したいときも自分のキューを使います。\
             順番はすべてセマフォで決めています。時間の上限は、規則上いつまでも応えがないはずの待ちを終わらせるためだけのものです\
@@ -32,10 +32,10 @@ extension Chapter01 {
         prediction: .init(
             question: Localized(
                 "On DispatchQueue.global(), does a block submitted with flags: .barrier wait for the running reader? (yes/no)",
-                ja: "DispatchQueue.global() で flags: .barrier 付きのブロックは、動いている読み取りを待ちますか？（yes/no）"),
+                ja: "`DispatchQueue.global()` で `flags: .barrier` 付きのブロックは、動いている読み取りを待ちますか？（yes/no）"),
             explanation: Localized(
                 "No. The global queues are shared by the whole process, so nobody may stop them: a barrier there is an ordinary block, and suspend() is ignored. Use a concurrent queue you create.",
-                ja: "待ちません（no）。グローバルキューはプロセス全体で共有されているので、誰も止めることができません。そこではバリアはただのブロックで、suspend() も無視されます。自分で作った並列キューを使ってください。"),
+                ja: "待ちません（no）。グローバルキューはプロセス全体で共有されているので、誰も止めることができません。そこではバリアはただのブロックで、suspend() も無視されます。自分で作ったコンカレントキューを使ってください。"),
             observe: { $0.noted("global barrier waited") == "true" ? "YES" : "NO" },
             isPossible: { $0 == "NO" })
     ) { context in
@@ -44,7 +44,7 @@ extension Chapter01 {
 
     private static func runGlobalQueueLimits(_ context: ScenarioContext) throws {
         let queues = [
-            ("private", Localized("private concurrent queue", ja: "自作の並列キュー"),
+            ("private", Localized("private concurrent queue", ja: "自作のコンカレントキュー"),
              DispatchQueue(label: "com.example.workbook.readers", attributes: .concurrent)),
             ("global", Localized("DispatchQueue.global()", ja: "DispatchQueue.global()"), DispatchQueue.global()),
         ]
@@ -58,15 +58,20 @@ extension Chapter01 {
                 : Localized("  \(name.en): the barrier started while the reader was still running.",
                             ja: "  \(name.ja): バリアは読み取りがまだ動いている間に始まりました。"))
         }
-        context.say(Localized("2) A block submitted to a suspended queue:", ja: "2) suspend したキューに投入したブロック:"))
+        context.say(Localized("2) A block submitted to a suspended queue:", ja: "2) `suspend()` したキューに投入したブロック:"))
         for (key, name, queue) in queues {
             let ranWhileSuspended = try runsWhileSuspended(queue, key: key, limit: key == "global" ? 2 : 0.2, context)
             context.note("\(key) ran while suspended", String(ranWhileSuspended))
             context.say(ranWhileSuspended
                 ? Localized("  \(name.en): the block ran although the queue was suspended.",
-                            ja: "  \(name.ja): キューを suspend していたのにブロックが動きました。")
+                            ja: "  \(name.ja): キューを `suspend()` していたのにブロックが動きました。")
                 : Localized("  \(name.en): the block waited for resume().", ja: "  \(name.ja): ブロックは resume() まで待ちました。"))
         }
+    }
+
+    /// "private" / "global" as a lane label prefix.
+    private static func shortName(_ key: String) -> Localized {
+        key == "global" ? Localized("global", ja: "グローバル") : Localized("private", ja: "自作")
     }
 
     /// Whether a barrier submitted while a reader runs waited for that reader.
@@ -74,8 +79,9 @@ extension Chapter01 {
         let readerRunning = DispatchSemaphore(value: 0), barrierStarted = DispatchSemaphore(value: 0)
         let done = DispatchGroup()
         let sawBarrier = Locked(false)
-        let readLabel = Localized("\(key): read", ja: "\(key): 読み取り").text(context.language)
-        let barrierLabel = Localized("\(key): barrier", ja: "\(key): バリア").text(context.language)
+        let prefix = shortName(key)
+        let readLabel = Localized("\(prefix.en): read", ja: "\(prefix.ja): 読み取り")
+        let barrierLabel = Localized("\(prefix.en): barrier", ja: "\(prefix.ja): バリア")
         queue.async(group: done) {
             context.trace.span(readLabel) {
                 readerRunning.signal()
@@ -93,12 +99,13 @@ extension Chapter01 {
     /// Whether a block submitted after `suspend()` ran before `resume()`.
     private static func runsWhileSuspended(_ queue: DispatchQueue, key: String, limit: Double, _ context: ScenarioContext) throws -> Bool {
         let ran = DispatchSemaphore(value: 0)
-        let label = Localized("\(key): suspended", ja: "\(key): suspend 中").text(context.language)
+        let prefix = shortName(key)
+        let label = Localized("\(prefix.en): suspended", ja: "\(prefix.ja): 停止中")
         let caller = context.trace.currentThreadLane()
         queue.suspend()
         context.trace.begin(label, lane: caller)
         queue.async {
-            context.trace.record(Localized("\(key): block runs", ja: "\(key): ブロック実行").text(context.language))
+            context.trace.record(Localized("\(prefix.en): block runs", ja: "\(prefix.ja): ブロック実行"))
             ran.signal()
         }
         let ranWhileSuspended = ran.wait(timeout: .now() + limit) == .success

@@ -19,7 +19,7 @@ extension Chapter01 {
             """,
             ja: """
             グループは終わっていない処理の数を数えます。`enter()` で 1 増え、`leave()` で 1 減ります。\
-            `tasks` 個のブロックはそれぞれ投入前に enter し、（長さの異なる）処理が終わったら leave します。\
+            `tasks` 個のブロックはそれぞれ投入前に `enter()` し、（長さの異なる）処理が終わったら `leave()` します。\
             `notify(queue:)` で登録したブロックは数がゼロになった時点で 1 回だけ実行されるので、タイムラインでは最後のタスクの終わりより後に来ます。\
             `wait()` は呼び出し元のスレッドを止めて同じことをします（自前のスレッドなら問題ありませんが、メインスレッドでは禁物です）。\
             後半では、止めてあるタスクがグループを終わらせないので、5 ms の `wait(timeout:)` は `.timedOut` を返します。\
@@ -41,13 +41,13 @@ extension Chapter01 {
         let notified = DispatchSemaphore(value: 0)
 
         context.say(Localized("1) \(tasks) tasks, enter/leave, notify and wait:", ja: "1) \(tasks) 個のタスク、enter/leave、notify と wait:"))
-        context.trace.record("submit", lane: caller)
+        context.trace.record(Localized("submit", ja: "投入"), lane: caller)
         for index in 1...tasks {
             group.enter()
             DispatchQueue.global().async {
                 let lane = context.trace.currentThreadLane()
-                context.trace.span("task \(index)", lane: lane) { spin(microseconds: 500 * (1 + index % 3)) }
-                context.printLine("task \(index) leaves", lane: lane)
+                context.trace.span(Localized("task \(index)", ja: "タスク \(index)"), lane: lane) { spin(microseconds: 500 * (1 + index % 3)) }
+                context.printLine(Localized("task \(index) leaves", ja: "タスク \(index) が leave()"), lane: lane)
                 group.leave()
             }
         }
@@ -57,7 +57,7 @@ extension Chapter01 {
             notified.signal()
         }
         let waited = group.wait(timeout: .now() + 5)
-        context.emit(waited == .success ? "wait returned" : "wait timed out", lane: caller)
+        context.emit(waited == .success ? Localized("wait returned", ja: "wait から戻った") : Localized("wait timed out", ja: "wait が時間切れ"), lane: caller)
         try wait(for: notified, Localized("notify never ran", ja: "notify が実行されませんでした"))
 
         // Check the lesson on the trace: notify ran once, after the end of every task.
@@ -78,14 +78,14 @@ extension Chapter01 {
         held.enter()
         DispatchQueue.global().async {
             let lane = context.trace.currentThreadLane()
-            context.trace.span("held task", lane: lane) { release.wait() }
+            context.trace.span(Localized("held task", ja: "止めたタスク"), lane: lane) { release.wait() }
             held.leave()
         }
         let first = held.wait(timeout: .now() + .milliseconds(5))
-        context.emit("wait(5 ms) → \(first == .success ? "success" : "timedOut")", lane: caller)
+        context.emit("wait(5 ms) → \(first == .success ? ".success" : ".timedOut")", lane: caller)
         release.signal()
         let second = held.wait(timeout: .now() + 5)
-        context.emit("wait → \(second == .success ? "success" : "timedOut")", lane: caller)
+        context.emit("wait() → \(second == .success ? ".success" : ".timedOut")", lane: caller)
         context.note("held waits", "\(first == .success ? "success" : "timedOut") \(second == .success ? "success" : "timedOut")")
     }
 }

@@ -6,7 +6,7 @@ extension Chapter01 {
     /// wait until `activate()`.
     static let inactiveQueue = Scenario(
         slug: "initially-inactive",
-        title: Localized("A queue that starts inactive: label, qos and activate()", ja: "非アクティブで始まるキュー: label、qos、activate()"),
+        title: Localized("A queue that starts inactive: label, qos and activate()", ja: "非アクティブで始まるキュー: `label`、`qos`、`activate()`"),
         narration: Localized(
             """
             `DispatchQueue(label: "com.example.workbook.importer", qos: .utility, attributes: .initiallyInactive)` makes a serial queue \
@@ -22,7 +22,7 @@ extension Chapter01 {
             `DispatchQueue(label: "com.example.workbook.importer", qos: .utility, attributes: .initiallyInactive)` は、\
             ブロックを受け付けるものの `activate()` までは 1 つも実行しないシリアルキューを作ります。\
             その間に設定を済ませます。たとえば `setTarget(queue:)` はアクティブになった後は変更できません。\
-            呼び出し側は A を表示するブロックを投入し、B を表示してからキューを activate し、`sync {}` でキューを待って C を表示します。\
+            呼び出し側は A を表示するブロックを投入し、B を表示してからキューの `activate()` を呼び、`sync {}` でキューを待って C を表示します。\
             ラベルを逆ドメイン形式（自分の組織のドメインを逆にして、その後にサブシステム名）にするのは、プロセス内のすべてのライブラリが 1 つの名前空間でキューに名前を付けるからです。\
             Apple のプラットフォームでは、デバッガや Instruments、クラッシュレポートに表示されるのがこのラベルです。\
             `qos:` はグローバルキューを選ばずに、キューのブロックに QoS（§5）を与えます。\

@@ -42,7 +42,7 @@ extension Chapter01 {
     private static func runQoS(_ context: ScenarioContext) throws {
         let tasks = context.knob("tasks")
         let probes = Locked<[String: [ThreadProbe]]>([:])
-        context.trace.record("submit")
+        context.trace.record(Localized("submit", ja: "投入"))
         // One class at a time, so the timeline shows each class's pool threads together.
         for qosClass in qosClasses {
             let name = "\(qosClass)"
@@ -50,7 +50,7 @@ extension Chapter01 {
             for _ in 0..<tasks {
                 DispatchQueue.global(qos: qosClass).async(group: group) {
                     let probe = ThreadProbe.here(in: context.trace)
-                    context.trace.span(name, lane: probe.lane) { spin(microseconds: 1_000) }
+                    context.trace.span(".\(name)", lane: probe.lane) { spin(microseconds: 1_000) }
                     probes.withLock { $0[name, default: []].append(probe) }
                 }
             }
@@ -67,20 +67,20 @@ extension Chapter01 {
         let classHeader = Localized("QoS class", ja: "QoS クラス").text(context.language)
         let threadsHeader = Localized("threads", ja: "スレッド").text(context.language)
         #if canImport(Darwin)
-        context.show("  " + padded(classHeader, to: 17) + padded(threadsHeader, to: 10) + padded("qos_class_self()", to: 18) + "Thread.qualityOfService")
+        context.show("  " + padded(classHeader, to: 18) + padded(threadsHeader, to: 10) + padded("qos_class_self()", to: 18) + "Thread.qualityOfService")
         #else
         let nameHeader = Localized("thread name", ja: "スレッド名").text(context.language)
-        context.show("  " + padded(classHeader, to: 17) + padded(threadsHeader, to: 10) + padded("nice", to: 6) + padded(nameHeader, to: 17) + "Thread.qualityOfService")
+        context.show("  " + padded(classHeader, to: 18) + padded(threadsHeader, to: 10) + padded("nice", to: 6) + padded(nameHeader, to: 17) + "Thread.qualityOfService")
         #endif
         for qosClass in qosClasses {
             let name = "\(qosClass)"
             let classProbes = observed[name] ?? []
             let lanes = values(classProbes) { $0.lane }
             #if canImport(Darwin)
-            context.show("  " + padded(name, to: 17) + padded(lanes, to: 10) + padded(values(classProbes) { $0.qosClassSelf }, to: 18)
+            context.show("  " + padded(".\(name)", to: 18) + padded(lanes, to: 10) + padded(values(classProbes) { $0.qosClassSelf }, to: 18)
                          + values(classProbes) { $0.foundationQoS })
             #else
-            context.show("  " + padded(name, to: 17) + padded(lanes, to: 10) + padded(values(classProbes) { $0.niceValue.map(String.init) }, to: 6)
+            context.show("  " + padded(".\(name)", to: 18) + padded(lanes, to: 10) + padded(values(classProbes) { $0.niceValue.map(String.init) }, to: 6)
                          + padded(values(classProbes) { $0.kernelName }, to: 17) + values(classProbes) { $0.foundationQoS })
             context.note("nice \(name)", values(classProbes) { $0.niceValue.map(String.init) })
             #endif

@@ -38,13 +38,13 @@ extension Chapter01 {
         for contest in contests {
             let contended = contest.contended.map { (formatMilliseconds($0.milliseconds), String(format: "%.0f%%", $0.cpuShare * 100)) }
                 ?? (Localized("> 2 s", ja: "2 秒超").text(context.language), "-")
-            context.show("  " + padded("\(contest.hogs)", to: 20) + padded("\(contest.probe)", to: 18)
+            context.show("  " + padded(".\(contest.hogs)", to: 20) + padded(".\(contest.probe)", to: 18)
                          + padded(formatMilliseconds(contest.alone), to: 10) + padded(contended.0, to: 12) + contended.1)
             context.note("share \(contest.probe)", contest.contended.map { String(format: "%.3f", $0.cpuShare) } ?? "starved")
         }
         context.say(Localized(
             "Read the CPU share: the userInitiated block kept most of a core beside the background hogs, while the background block got a small slice beside userInitiated ones and took many times longer. QoS did not decide who started first; it decided who got the CPU while both wanted it. Other load on the machine changes the milliseconds, much less the shares.",
-            ja: "CPU の割合を読んでください。userInitiated のブロックは background のブロックの横でもコアの大部分を使えましたが、background のブロックは userInitiated のブロックの横ではわずかしか使えず、何倍も時間がかかりました。QoS はどちらが先に始まるかを決めたのではなく、両方が CPU を欲しがっているときに誰が CPU を使えるかを決めたのです。マシンのほかの負荷でミリ秒は変わりますが、割合はそれほど変わりません。"))
+            ja: "CPU の割合を読んでください。`.userInitiated` のブロックは `.background` のブロックの横でもコアの大部分を使えましたが、`.background` のブロックは `.userInitiated` のブロックの横ではわずかしか使えず、何倍も時間がかかりました。QoS はどちらが先に始まるかを決めたのではなく、両方が CPU を欲しがっているときに誰が CPU を使えるかを決めたのです。マシンのほかの負荷でミリ秒は変わりますが、割合はそれほど変わりません。"))
     }
 
     /// How many rounds of `busyWork` take about `milliseconds` on this machine, in this build.
@@ -67,7 +67,7 @@ extension Chapter01 {
     private static func contest(hogs hogClass: DispatchQoS.QoSClass, probe probeClass: DispatchQoS.QoSClass,
                                 cores: Int, work: Int, _ context: ScenarioContext) throws -> QoSContest {
         // The same work alone, at the probe's class, for comparison.
-        let alone = try timedProbe(probeClass, work: work, context, label: "\(probeClass)", limitSeconds: 5)?.milliseconds ?? 0
+        let alone = try timedProbe(probeClass, work: work, context, label: ".\(probeClass)", limitSeconds: 5)?.milliseconds ?? 0
 
         let stop = Locked(false)
         let hogsRunning = DispatchSemaphore(value: 0)
@@ -75,10 +75,10 @@ extension Chapter01 {
         for _ in 0..<cores {
             DispatchQueue.global(qos: hogClass).async(group: hogsDone) {
                 let lane = context.trace.currentThreadLane()
-                context.trace.begin("\(hogClass) hog", lane: lane)
+                context.trace.begin(Localized(".\(hogClass) hog", ja: ".\(hogClass) の負荷"), lane: lane)
                 hogsRunning.signal()
                 while !stop.current { busyWork(10_000) }
-                context.trace.end("\(hogClass) hog", lane: lane)
+                context.trace.end(Localized(".\(hogClass) hog", ja: ".\(hogClass) の負荷"), lane: lane)
             }
         }
         defer {
@@ -88,7 +88,7 @@ extension Chapter01 {
         for _ in 0..<cores {
             try wait(for: hogsRunning, Localized("the hogs did not start", ja: "CPU を埋めるブロックが始まりませんでした"))
         }
-        let timed = try timedProbe(probeClass, work: work, context, label: "\(probeClass)", limitSeconds: 2)
+        let timed = try timedProbe(probeClass, work: work, context, label: ".\(probeClass)", limitSeconds: 2)
         return QoSContest(hogs: hogClass, probe: probeClass, alone: alone, contended: timed)
     }
 

@@ -37,16 +37,25 @@ extension Chapter01 {
         let probe: ThreadProbe
     }
 
+    /// What the learner reads for a queue: the global and private ones in words, the others as code.
+    private static func shownName(_ queue: String) -> Localized {
+        switch queue {
+        case "global": Localized("global", ja: "グローバル")
+        case "private": Localized("private", ja: "プライベート")
+        default: .verbatim(queue)
+        }
+    }
+
     private static func runQueues(_ context: ScenarioContext) throws {
         let sightings = Locked<[Sighting]>([])
         /// The block every queue runs: a little work, drawn as a span, then a report.
         @Sendable func block(_ queue: String) {
             let probe = ThreadProbe.here(in: context.trace)
-            context.trace.span(queue, lane: probe.lane) { spin(microseconds: 500) }
-            context.printLine("\(queue)  isMainThread=\(probe.isMainThread)", lane: probe.lane)
+            context.trace.span(shownName(queue), lane: probe.lane) { spin(microseconds: 500) }
+            context.printLine("\(context.text(shownName(queue)))  isMainThread=\(probe.isMainThread)", lane: probe.lane)
             sightings.withLock { $0.append(Sighting(queue: queue, probe: probe)) }
         }
-        context.trace.record("submit")
+        context.trace.record(Localized("submit", ja: "投入"))
 
         // The main queue and the main actor: waited for at most a second each, since a program
         // may have nobody serving them. A block that comes too late stays silent.
@@ -87,10 +96,10 @@ extension Chapter01 {
             if batch == 1 {
                 otherQueue.async {
                     let lane = context.trace.currentThreadLane()
-                    context.trace.begin("other queue", lane: lane)
+                    context.trace.begin(Localized("other queue", ja: "別のキュー"), lane: lane)
                     holding.signal()
                     release.wait()
-                    context.trace.end("other queue", lane: lane)
+                    context.trace.end(Localized("other queue", ja: "別のキュー"), lane: lane)
                 }
                 try wait(for: holding, Localized("the other queue's block did not start", ja: "別のキューのブロックが始まりませんでした"))
             }
@@ -101,10 +110,11 @@ extension Chapter01 {
         let headers = (Localized("queue", ja: "キュー").text(context.language), Localized("lane", ja: "レーン").text(context.language),
                        "isMainThread", Localized("thread name", ja: "スレッド名").text(context.language))
         context.show("")
-        context.show("  " + padded(headers.0, to: 12) + padded(headers.1, to: 8) + padded(headers.2, to: 14) + headers.3)
+        let queueWidth = max(12, (all.map { displayWidth(context.text(shownName($0.queue))) }.max() ?? 0) + 2)
+        context.show("  " + padded(headers.0, to: queueWidth) + padded(headers.1, to: 8) + padded(headers.2, to: 14) + headers.3)
         for sighting in all {
             let probe = sighting.probe
-            context.show("  " + padded(sighting.queue, to: 12) + padded(probe.lane, to: 8)
+            context.show("  " + padded(context.text(shownName(sighting.queue)), to: queueWidth) + padded(probe.lane, to: 8)
                          + padded(String(probe.isMainThread), to: 14) + (probe.kernelName ?? "-"))
         }
         let privateLanes = Set(all.filter { $0.queue == "private" }.map(\.probe.lane))

@@ -20,7 +20,7 @@ extension Chapter01 {
             値 `width` で作ったセマフォは `width` 枚の許可証を配ります。\
             呼び出し側は `tasks` 個のリクエストそれぞれの前に `wait()` で許可証を取り、リクエストは完了時に `signal()` で返すので、同時に進行中のリクエストは `width` を超えません。\
             リクエストはネットワーク通信の代役で、約 2 ms 後に別のスレッドへ応答が届きます。\
-            タイムラインの各レーンが許可証 1 枚分（slot 1 … width）で、あるスロットでリクエストが終わるとすぐ次がそこで始まります。\
+            タイムラインの各レーンが許可証 1 枚分（枠 1 … `width`）で、ある枠でリクエストが終わるとすぐ次がそこで始まります。\
             ロックで守ったカウンタで進行中の最大数を測ります。\
             待っているのは呼び出し側の自前のスレッドだという点に注目してください。\
             グローバルキューのブロックの中で `wait()` するとプールのスレッドが止まり、GCD がスレッドを増やし続ける（スレッド爆発）おそれがあります。\
@@ -55,7 +55,7 @@ extension Chapter01 {
         let permits = DispatchSemaphore(value: width)
         let slots = Locked(Slots(free: Array(1...width)))
         let group = DispatchGroup()
-        context.trace.record("start")
+        context.trace.record(Localized("start", ja: "開始"))
 
         for index in 1...tasks {
             // Waits on this (the caller's) thread while `width` requests are in flight.
@@ -65,7 +65,7 @@ extension Chapter01 {
                 state.maxInFlight = max(state.maxInFlight, state.inFlight)
                 return state.free.removeFirst()
             }
-            let lane = "slot \(slot)", label = "task \(index)"
+            let lane = context.text(Localized("slot \(slot)", ja: "枠 \(slot)")), label = Localized("task \(index)", ja: "タスク \(index)")
             context.trace.begin(label, lane: lane)
             group.enter()
             // The request: its reply comes back later, on some other thread.

@@ -47,12 +47,12 @@ extension Chapter01 {
         let concurrent = DispatchQueue(label: "workbook.concurrent", attributes: .concurrent)
 
         context.say(Localized("Serial queue: async A, B, C", ja: "シリアルキュー: A, B, C を async で投入"))
-        context.trace.record("serial queue")
+        context.trace.record(Localized("serial queue", ja: "シリアルキュー"))
         let serialOrder = try submitLetters(to: serial, context)
         context.note("serial", serialOrder)
 
         context.say(Localized("Concurrent queue: the same A, B, C", ja: "コンカレントキュー: 同じ A, B, C を投入"))
-        context.trace.record("concurrent queue")
+        context.trace.record(Localized("concurrent queue", ja: "コンカレントキュー"))
         let concurrentOrder = try submitLetters(to: concurrent, context)
         context.note("concurrent", concurrentOrder)
 

@@ -66,32 +66,33 @@ extension Chapter01 {
             "1) q.sync { q.sync { } } — in a child process (ch01-gcd --child \(sameQueueSyncChildName)):",
             ja: "1) q.sync { q.sync { } } — 子プロセスで実行（ch01-gcd --child \(sameQueueSyncChildName)）:"))
         let lane = context.trace.currentThreadLane()
-        context.trace.begin("child process", lane: lane)
+        let childProcess = Localized("child process", ja: "子プロセス")
+        context.trace.begin(childProcess, lane: lane)
         // Ask the Swift runtime for a short crash report: where the crashed thread was.
         let ran = context.runChild(sameQueueSyncChildName, of: "ch01-gcd",
                                    backtrace: "enable=yes,interactive=no,threads=crashed,registers=none,images=none")
-        context.trace.end("child process", lane: lane)
+        context.trace.end(childProcess, lane: lane)
         guard let outcome = ran else { return }
         if outcome.standardOutput.contains(reachedInnerSync) {
             context.say(Localized("  The child reached the inner q.sync …", ja: "  子プロセスは内側の q.sync に到達し …"))
         }
         switch outcome.termination {
         case let .signalled(signal):
-            context.trace.record("killed by signal \(signal)", lane: lane)
+            context.trace.record(Localized("killed by signal \(signal)", ja: "シグナル \(signal) で終了"), lane: lane)
             context.note("child signal", String(signal))
             let name = describeSignal(signal)
             context.say(Localized(
                 "  … and was killed by \(name.en): libdispatch detected the deadlock and trapped.",
                 ja: "  … \(name.ja)で終了しました。libdispatch がデッドロックを検出してトラップしたのです。"))
-            for line in crashReportHighlights(outcome.standardError) { context.show("    " + line) }
+            for line in crashReportHighlights(outcome.standardError) { context.quote(line) }
         case let .exited(status):
-            context.trace.record("exit \(status)", lane: lane)
+            context.trace.record(Localized("exit \(status)", ja: "終了コード \(status)"), lane: lane)
             context.say(status == 3
                 ? Localized("  … and was still stuck after 3 s: this libdispatch did not detect the deadlock.",
                             ja: "  … 3 秒後もまだ止まっていました。この libdispatch はデッドロックを検出しませんでした。")
                 : Localized("  … and exited with status \(status).", ja: "  … 終了コード \(status) で終了しました。"))
         case let .timedOut(seconds):
-            context.trace.record("timed out", lane: lane)
+            context.trace.record(Localized("timed out", ja: "時間切れ"), lane: lane)
             context.say(Localized("  … and was killed after \(Int(seconds)) s.", ja: "  … \(Int(seconds)) 秒後に強制終了しました。"))
         }
     }
@@ -121,7 +122,8 @@ extension Chapter01 {
         /// Takes `first`, meets the other thread (both now hold their first queue), then asks for `second`.
         @Sendable func takeInOrder(_ first: DispatchQueue, _ second: DispatchQueue, lane: String,
                                    iHold: DispatchSemaphore, otherHolds: DispatchSemaphore) {
-            let label = "holds \(first.label.suffix(1)), wants \(second.label.suffix(1))"
+            let (held, wanted) = (first.label.suffix(1), second.label.suffix(1))
+            let label = Localized("holds \(held), wants \(wanted)", ja: "\(held) を持ち \(wanted) を待つ")
             first.sync {
                 context.trace.begin(label, lane: lane)
                 iHold.signal()
@@ -132,24 +134,24 @@ extension Chapter01 {
         }
 
         let caller = context.trace.currentThreadLane()
-        context.trace.record("start", lane: caller)
+        context.trace.record(Localized("start", ja: "開始"), lane: caller)
         let finished = withDeadline(seconds: 1) { () -> Bool in
             let both = DispatchGroup()
             both.enter()
             both.enter()
             Thread.detachNewThread {
-                takeInOrder(a, b, lane: "thread 1", iHold: holdsA, otherHolds: holdsB)
+                takeInOrder(a, b, lane: context.text(Localized("thread 1", ja: "スレッド 1")), iHold: holdsA, otherHolds: holdsB)
                 both.leave()
             }
             Thread.detachNewThread {
-                takeInOrder(b, a, lane: "thread 2", iHold: holdsB, otherHolds: holdsA)
+                takeInOrder(b, a, lane: context.text(Localized("thread 2", ja: "スレッド 2")), iHold: holdsB, otherHolds: holdsA)
                 both.leave()
             }
             both.wait()
             return true
         }
         if finished == nil {
-            context.trace.record("gave up after 1 s", lane: caller)
+            context.trace.record(Localized("gave up after 1 s", ja: "1 秒で打ち切り"), lane: caller)
             context.note("two-queue deadlock", "deadlocked")
             context.say(Localized(
                 "  Neither thread finished within 1 s: deadlocked; left behind. No trap, no message — just two stuck threads.",

@@ -29,7 +29,7 @@ extension Chapter01 {
         prediction: .init(
             question: Localized(
                 "Created on the main actor: Task {}, Task.detached {}, DispatchQueue.global().async {}. Which of them run on the main thread? (T / D / G, or none)",
-                ja: "メインアクター上で Task {}、Task.detached {}、DispatchQueue.global().async {} を作ります。メインスレッドで動くのはどれ？（T / D / G、なければ none）"),
+                ja: "メインアクター上で Task {}、Task.detached {}、DispatchQueue.global().async {} を作ります。メインスレッドで動くのはどれ？（T / D / G、なければ「なし」）"),
             explanation: Localized(
                 "Only T. Task {} inherits the main actor from the code that made it; the detached task and the GCD block inherit nothing and run on pool threads.",
                 ja: "T だけです。Task {} は作ったコードからメインアクターを引き継ぎます。detached のタスクと GCD のブロックは何も引き継がず、プールのスレッドで動きます。"),

@@ -36,12 +36,12 @@ struct ThreadProbe: Sendable {
 
     static func describe(_ qos: QualityOfService) -> String {
         switch qos {
-        case .userInteractive: "userInteractive"
-        case .userInitiated: "userInitiated"
-        case .utility: "utility"
-        case .background: "background"
-        case .default: "default"
-        @unknown default: "unknown"
+        case .userInteractive: ".userInteractive"
+        case .userInitiated: ".userInitiated"
+        case .utility: ".utility"
+        case .background: ".background"
+        case .default: ".default"
+        @unknown default: "?"
         }
     }
 
@@ -77,12 +77,12 @@ struct ThreadProbe: Sendable {
     private static func currentQoSClass() -> String? {
         let qos = qos_class_self()
         switch qos {
-        case QOS_CLASS_USER_INTERACTIVE: return "userInteractive"
-        case QOS_CLASS_USER_INITIATED: return "userInitiated"
-        case QOS_CLASS_DEFAULT: return "default"
-        case QOS_CLASS_UTILITY: return "utility"
-        case QOS_CLASS_BACKGROUND: return "background"
-        case QOS_CLASS_UNSPECIFIED: return "unspecified"
+        case QOS_CLASS_USER_INTERACTIVE: return ".userInteractive"
+        case QOS_CLASS_USER_INITIATED: return ".userInitiated"
+        case QOS_CLASS_DEFAULT: return ".default"
+        case QOS_CLASS_UTILITY: return ".utility"
+        case QOS_CLASS_BACKGROUND: return ".background"
+        case QOS_CLASS_UNSPECIFIED: return ".unspecified"
         default: return "\(qos)"
         }
     }

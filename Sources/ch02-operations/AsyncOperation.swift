@@ -70,16 +70,17 @@ extension Chapter02 {
             let lane = context.trace.currentThreadLane()  // lanes named as on the chapter's trace
             let result = download.result ?? "nil"
             used.withLock { $0 = result }
-            trace.begin("dependant", lane: lane)
+            let label = Localized("dependant", ja: "依存側")
+            trace.begin(label, lane: lane)
             dependantStarted.signal()  // only now, having read: the scenario may release the reply
             spin(microseconds: 500)
-            trace.end("dependant", lane: lane)
-            context.printLine("dependant runs, result = \(result)", lane: lane)
+            trace.end(label, lane: lane)
+            context.printLine(Localized("dependant runs, result = \(result)", ja: "依存側が動く、結果 = \(result)"), lane: lane)
         }
         dependant.addDependency(download)
         let queue = OperationQueue()
         let operations: [Operation] = [download, dependant]
-        trace.record("add", lane: context.trace.currentThreadLane())
+        trace.record(Localized("add", ja: "追加"), lane: context.trace.currentThreadLane())
         queue.addOperations(operations, waitUntilFinished: false)
         defer { server.release.signal() }  // never leave the reply held
 
@@ -97,6 +98,9 @@ extension Chapter02 {
         switch style {
         case .mainReturns, .asynchronous(notifies: true):
             try waitForAll(in: queue, Localized("the operations did not finish", ja: "オペレーションが終わりませんでした"))
+            // Part one's queue is done long before the reply: wait for it here, so that it is
+            // shown as part one's and not in the middle of part two.
+            try wait(for: server.replied, Localized("the reply never arrived", ja: "応答が届きませんでした"))
             let replied = trace.sequence(of: .end, "request", from: from) ?? Int.max
             let began = trace.sequence(of: .begin, "dependant", from: from) ?? -1
             let afterReply = began > replied
@@ -159,13 +163,14 @@ private final class FakeServer: Sendable {
     }
 
     func fetch(reply: @escaping @Sendable (String) -> Void) {
-        trace.begin("request", lane: "server")
+        let lane = context.text(Localized("server", ja: "サーバー")), request = Localized("request", ja: "リクエスト")
+        trace.begin(request, lane: lane)
         requested.signal()
         DispatchQueue.global().async { [self] in
             _ = release.wait(timeout: .now() + 5)
             spin(microseconds: 800)  // the reply on its way, so the span is visible
-            trace.end("request", lane: "server")
-            context.printLine("reply arrives", lane: "server")
+            trace.end(request, lane: lane)
+            context.printLine(Localized("reply arrives", ja: "応答が届く"), lane: lane)
             reply("photo.jpg")
             replied.signal()
         }
@@ -199,10 +204,10 @@ private class DownloadOperation: Operation, @unchecked Sendable {  // immutable 
 private final class ReturnsTooEarlyDownload: DownloadOperation, @unchecked Sendable {  // no state of its own
     override func main() {
         let lane = context.trace.currentThreadLane()  // lanes named as on the chapter's trace
-        trace.span("main", lane: lane) {
+        trace.span("main()", lane: lane) {
             server.fetch { [self] data in result = data }
         }
-        context.printLine("main() returns; the request is still in flight", lane: lane)
+        context.printLine(Localized("main() returns; the request is still in flight", ja: "main() が戻る。リクエストはまだ処理中"), lane: lane)
     }
 
     /// Instrumentation only: lets the scenario know that `start()` (which ran `main()`) returned.
@@ -240,13 +245,13 @@ private final class AsynchronousDownload: DownloadOperation, @unchecked Sendable
         }
         move(to: .executing)
         let lane = context.trace.currentThreadLane()  // lanes named as on the chapter's trace
-        trace.span("start", lane: lane) {
+        trace.span("start()", lane: lane) {
             server.fetch { [self] data in
                 result = data
                 move(to: .finished)
             }
         }
-        context.printLine("start() returns; isExecuting = \(isExecuting)", lane: lane)
+        context.printLine(Localized("start() returns; isExecuting = \(isExecuting)", ja: "start() が戻る。isExecuting = \(isExecuting)"), lane: lane)
     }
 
     /// The notification part three forgot, sent late.

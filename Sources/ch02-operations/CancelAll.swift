@@ -66,7 +66,7 @@ extension Chapter02 {
                     fetched.signal()
                     _ = resume.wait(timeout: .now() + 5)  // held until the caller has cancelled
                     if careful && operation?.isCancelled == true {
-                        context.printLine("op\(index) (checks): isCancelled, not saving", lane: lane)
+                        context.printLine(Localized("op\(index) (checks): isCancelled, not saving", ja: "op\(index)（確かめる）: isCancelled なので保存しない"), lane: lane)
                         return
                     }
                     spin(microseconds: 500)  // save
@@ -74,14 +74,15 @@ extension Chapter02 {
                         log.saved.append(index)
                         if log.cancelIssued { log.savedAfterCancel.append(index) }
                     }
-                    context.printLine("op\(index) (\(careful ? "checks" : "does not check")): saved", lane: lane)
+                    context.printLine(careful ? Localized("op\(index) (checks): saved", ja: "op\(index)（確かめる）: 保存した")
+                                              : Localized("op\(index) (does not check): saved", ja: "op\(index)（確かめない）: 保存した"), lane: lane)
                 }
             }
             return operation
         }
         context.say(Localized("\(count) operations, \(width) at a time; cancelAllOperations() while \(running) are between fetch and save:",
                               ja: "オペレーション \(count) 個、同時に \(width) 個。\(running) 個が取得と保存の間にいるときに cancelAllOperations():"))
-        context.trace.record("add \(count)", lane: caller)
+        context.trace.record(Localized("add \(count)", ja: "\(count) 個を追加"), lane: caller)
         queue.addOperations(operations, waitUntilFinished: false)
         defer { for _ in 0..<count { resume.signal() } }  // never leave an operation held
         for _ in 0..<running {

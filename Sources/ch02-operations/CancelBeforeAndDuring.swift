@@ -19,8 +19,8 @@ extension Chapter02 {
             """,
             ja: """
             前半: C は B に、B は A に依存しています。A の実行中に、呼び出し側はまだ始まっていない B をキャンセルします。\
-            キューは B を始めますが、`start()` は `isCancelled` を見て `main()` を飛ばすので、B は何も処理せずに finished になります。\
-            C が待っているのは finished になることだけなので、C は動きます。B が何もしなかったことは、`dependencies` とその `isCancelled` を見ない限りわかりません。\
+            キューは B を始めますが、`start()` は `isCancelled` を見て `main()` を飛ばすので、B は何も処理せずに終了（`isFinished`）します。\
+            C が待っているのは終了（`isFinished`）することだけなので、C は動きます。B が何もしなかったことは、`dependencies` とその `isCancelled` を見ない限りわかりません。\
             タイミングにも注目してください。キャンセルされたオペレーションは自分の依存先を待つのをやめるので、A がまだ動いているうちに B が終わり、C が動きます。\
             後半は `main()` の途中で 2 つのオペレーションをキャンセルします。どちらも `steps` 個のステップを実行し、最初のステップの後で両方ともキャンセルされます。\
             ポーリングする方はステップごとに `isCancelled` を確かめて止まります。もう一方は一度も見ないので残りのステップを全部実行し、時間を無駄にして誰も要らない結果を作ります。\
@@ -50,7 +50,7 @@ extension Chapter02 {
                 aStarted.signal()
                 _ = releaseA.wait(timeout: .now() + 5)  // held until the caller has seen what C does
             }
-            context.printLine("A ends", lane: lane)
+            context.printLine(Localized("A ends", ja: "A が終わる"), lane: lane)
         }
         let b = BlockOperation {
             bMainRan.withLock { $0 = true }
@@ -59,17 +59,17 @@ extension Chapter02 {
         let c = BlockOperation {
             let lane = context.trace.currentThreadLane()
             context.trace.span("C", lane: lane) { spin(microseconds: 500) }
-            context.printLine("C runs", lane: lane)
+            context.printLine(Localized("C runs", ja: "C が動く"), lane: lane)
         }
         b.addDependency(a)
         c.addDependency(b)
         let operations = [a, b, c]
-        context.trace.record("add A, B, C", lane: caller)
+        context.trace.record(Localized("add A, B, C", ja: "A, B, C を追加"), lane: caller)
         queue.addOperations(operations, waitUntilFinished: false)
         defer { releaseA.signal() }  // never leave A held, whatever happens below
         try wait(for: aStarted, Localized("A did not start", ja: "A が始まりませんでした"))
 
-        context.emit("cancel B", lane: caller)
+        context.emit(Localized("cancel B", ja: "B をキャンセル"), lane: caller)
         b.cancel()
         // C may run as soon as B counts as finished; give it a moment before A is let go.
         let cRanWhileAHeld = finishes(c, within: 2)
@@ -98,16 +98,16 @@ extension Chapter02 {
         let caller = context.trace.currentThreadLane()
         let queue = OperationQueue()
         let started = DispatchSemaphore(value: 0), cancelled = DispatchSemaphore(value: 0)
-        let polling = SteppingOperation(label: "polling", polls: true, steps: steps, context: context, started: started, cancelled: cancelled)
-        let ignoring = SteppingOperation(label: "not polling", polls: false, steps: steps, context: context, started: started, cancelled: cancelled)
+        let polling = SteppingOperation(label: Localized("polling", ja: "確かめる側"), polls: true, steps: steps, context: context, started: started, cancelled: cancelled)
+        let ignoring = SteppingOperation(label: Localized("not polling", ja: "確かめない側"), polls: false, steps: steps, context: context, started: started, cancelled: cancelled)
         let operations = [polling, ignoring]
-        context.trace.record("add both", lane: caller)
+        context.trace.record(Localized("add both", ja: "2 つとも追加"), lane: caller)
         queue.addOperations(operations, waitUntilFinished: false)
         defer { cancelled.signal(); cancelled.signal() }  // never leave them waiting
         try wait(for: started, Localized("the first operation did not start", ja: "1 つ目のオペレーションが始まりませんでした"))
         try wait(for: started, Localized("the second operation did not start", ja: "2 つ目のオペレーションが始まりませんでした"))
 
-        context.emit("cancel both", lane: caller)
+        context.emit(Localized("cancel both", ja: "2 つともキャンセル"), lane: caller)
         polling.cancel()
         ignoring.cancel()
         cancelled.signal()
@@ -117,10 +117,10 @@ extension Chapter02 {
 
         for operation in operations {
             let after = operation.stepsAfterCancel
-            context.note("\(operation.label) steps after cancel", String(after))
+            context.note("\(operation.label.en) steps after cancel", String(after))
             context.say(Localized(
-                "  \(operation.label): \(after) of \(steps) steps done after cancel(); isCancelled=\(operation.isCancelled) isFinished=\(operation.isFinished).",
-                ja: "  \(operation.label): cancel() の後に実行したステップ \(after) / \(steps)、isCancelled=\(operation.isCancelled) isFinished=\(operation.isFinished)"))
+                "  \(operation.label.en): \(after) of \(steps) steps done after cancel(); isCancelled=\(operation.isCancelled) isFinished=\(operation.isFinished).",
+                ja: "  \(operation.label.ja): cancel() の後に実行したステップ \(after) / \(steps)、isCancelled=\(operation.isCancelled) isFinished=\(operation.isFinished)"))
         }
     }
 }
@@ -131,7 +131,7 @@ extension Chapter02 {
 /// The cooperative way is `if isCancelled { return }` before each step (`polls: true`); the
 /// other way never looks, and cancelling it changes nothing.
 private final class SteppingOperation: Operation, @unchecked Sendable {  // settings immutable; the count behind Locked
-    let label: String
+    let label: Localized
     private let polls: Bool
     private let steps: Int
     private let context: ScenarioContext
@@ -139,7 +139,7 @@ private final class SteppingOperation: Operation, @unchecked Sendable {  // sett
     private let cancelled: DispatchSemaphore
     private let afterCancel = Locked(0)
 
-    init(label: String, polls: Bool, steps: Int, context: ScenarioContext, started: DispatchSemaphore, cancelled: DispatchSemaphore) {
+    init(label: Localized, polls: Bool, steps: Int, context: ScenarioContext, started: DispatchSemaphore, cancelled: DispatchSemaphore) {
         self.label = label
         self.polls = polls
         self.steps = steps
@@ -157,7 +157,8 @@ private final class SteppingOperation: Operation, @unchecked Sendable {  // sett
         defer { context.trace.end(label, lane: lane) }
         for step in 1...steps {
             if polls && isCancelled {
-                context.printLine("\(label): isCancelled is true before step \(step), return", lane: lane)
+                context.printLine(Localized("\(label.en): isCancelled is true before step \(step), return",
+                                            ja: "\(label.ja): ステップ \(step) の前で isCancelled が true なので戻る"), lane: lane)
                 return
             }
             spin(microseconds: 500)
@@ -168,6 +169,6 @@ private final class SteppingOperation: Operation, @unchecked Sendable {  // sett
                 afterCancel.withLock { $0 += 1 }
             }
         }
-        context.printLine("\(label): all \(steps) steps done", lane: lane)
+        context.printLine(Localized("\(label.en): all \(steps) steps done", ja: "\(label.ja): \(steps) ステップすべて終了"), lane: lane)
     }
 }

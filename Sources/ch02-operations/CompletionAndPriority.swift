@@ -25,18 +25,18 @@ extension Chapter02 {
             レーンを確かめてください。X と同じスレッドでしょうか？ Y が始まる前でしょうか、後でしょうか？ 呼び出し側の待ちが戻る前でしょうか、後でしょうか？\
             この実行で何が見えても、どれも保証されていません。ですから完了ブロックで特定のスレッドが必要な状態（UI など）に触ってはいけませんし、\
             「次の段階を始める」なら完了ブロックではなく依存関係で書くべきです。\
-            中盤: 一度に 1 つしか動かさないキューを suspend し、L（`.veryLow`）、N（`.normal`）、H（`.veryHigh`）をこの順に追加してから再開します。\
+            中盤: 一度に 1 つしか動かさないキューを止め（`isSuspended = true`）、L（`.veryLow`）、N（`.normal`）、H（`.veryHigh`）をこの順に追加してから再開します。\
             優先度は、準備完了のオペレーションのうちどれを次に始めるかを決めます。\
-            後半は同じ 3 つを suspend していないキューに入れます。L は追加された瞬間に始まり、そのときにはまだ H は存在すらしません。\
+            後半は同じ 3 つを止めていないキューに入れます。L は追加された瞬間に始まり、そのときにはまだ H は存在すらしません。\
             優先度が並べ替えるのは待っているオペレーションだけです。依存関係ではありませんし、実行中のオペレーションを止めることもありません。
             """),
         prediction: .init(
             question: Localized(
                 "A suspended queue that runs one operation at a time gets L (.veryLow), N (.normal), H (.veryHigh), in that order, then is resumed. In what order do they run?",
-                ja: "一度に 1 つしか動かさない suspend 中のキューに、L（.veryLow）、N（.normal）、H（.veryHigh）をこの順に追加してから再開します。どの順番で動くでしょう？"),
+                ja: "一度に 1 つしか動かさない、止めてある（isSuspended = true）キューに、L（.veryLow）、N（.normal）、H（.veryHigh）をこの順に追加してから再開します。どの順番で動くでしょう？"),
             explanation: Localized(
                 "HNL. All three are ready and waiting when the queue resumes, and the queue starts the ready operation with the highest priority first. Without the suspension, L would already be running before H was added (part three).",
-                ja: "HNL です。再開した時点で 3 つとも準備完了で待っており、キューは準備完了のうち優先度が最も高いものから始めます。suspend しなければ、H が追加される前に L が動き始めてしまいます（後半）。"),
+                ja: "HNL です。再開した時点で 3 つとも準備完了で待っており、キューは準備完了のうち優先度が最も高いものから始めます。止めておかなければ、H が追加される前に L が動き始めてしまいます（後半）。"),
             observe: { $0.noted("suspended order") ?? "" },
             isPossible: { $0 == "HNL" })
     ) { context in
@@ -56,7 +56,7 @@ extension Chapter02 {
             context.trace.span("X", lane: context.trace.currentThreadLane()) { spin(microseconds: 1_000) }
         }
         x.completionBlock = {
-            context.emit("X completion")
+            context.emit(Localized("X completion", ja: "X の完了ブロック"))
             completed.signal()
         }
         let y = BlockOperation {
@@ -64,12 +64,12 @@ extension Chapter02 {
         }
         y.addDependency(x)
         let operations = [x, y]
-        context.trace.record("add X, Y", lane: caller)
+        context.trace.record(Localized("add X, Y", ja: "X, Y を追加"), lane: caller)
         let returned = returnsWithin(seconds: 5) { queue.addOperations(operations, waitUntilFinished: true) }
         guard returned else {
             throw ScenarioStuck(what: Localized("X and Y did not finish", ja: "X と Y が終わりませんでした"))
         }
-        context.emit("wait returned", lane: caller)
+        context.emit(Localized("wait returned", ja: "待ちが戻った"), lane: caller)
         try wait(for: completed, Localized("the completion block never ran", ja: "完了ブロックが動きませんでした"))
         withExtendedLifetime(operations) {}
 
@@ -97,12 +97,12 @@ extension Chapter02 {
 
     private static func runPriorities(_ context: ScenarioContext) throws {
         context.say(Localized("2) Suspended queue, one at a time: add L (.veryLow), N (.normal), H (.veryHigh), then resume",
-                              ja: "2) suspend 中の 1 つずつのキュー: L（.veryLow）、N（.normal）、H（.veryHigh）を追加してから再開"))
+                              ja: "2) 止めてある（isSuspended = true）1 つずつのキュー: L（.veryLow）、N（.normal）、H（.veryHigh）を追加してから再開"))
         let suspendedOrder = try runLNH(context, suspended: true)
         context.note("suspended order", suspendedOrder)
         context.say(Localized("  ran in the order \(suspendedOrder).", ja: "  動いた順番は \(suspendedOrder) でした。"))
 
-        context.say(Localized("3) The same, without suspending the queue", ja: "3) 同じことを、キューを suspend せずに"))
+        context.say(Localized("3) The same, without suspending the queue", ja: "3) 同じことを、キューを止めずに"))
         let runningOrder = try runLNH(context, suspended: false)
         context.note("running order", runningOrder)
         context.say(Localized("  ran in the order \(runningOrder).", ja: "  動いた順番は \(runningOrder) でした。"))
@@ -130,10 +130,10 @@ extension Chapter02 {
         }
         for (operation, (letter, _)) in zip(operations, letters) {
             queue.addOperation(operation)
-            context.trace.record("add \(letter)", lane: caller)
+            context.trace.record(Localized("add \(letter)", ja: "\(letter) を追加"), lane: caller)
         }
         if suspended {
-            context.trace.record("resume", lane: caller)
+            context.trace.record(Localized("resume", ja: "再開"), lane: caller)
             queue.isSuspended = false
         }
         try waitForAll(in: queue, Localized("L, N and H did not finish", ja: "L、N、H が終わりませんでした"))

@@ -75,7 +75,7 @@ extension Chapter02 {
         }
         let a = letter("A"), b = letter("B")
         if dependency { a.addDependency(b) }
-        context.trace.record(dependency ? "add A, B (A needs B)" : "add A, B")
+        context.trace.record(dependency ? Localized("add A, B (A needs B)", ja: "A, B を追加（A は B に依存）") : Localized("add A, B", ja: "A, B を追加"))
         queue.addOperation(a)
         queue.addOperation(b)
         try waitForAll(in: queue, Localized("A and B did not finish", ja: "A と B が終わりませんでした"))

@@ -95,7 +95,7 @@ extension Chapter02 {
         context.say(Localized("2) Operations: the same four steps, dependencies declared up front, added together",
                               ja: "2) オペレーション: 同じ 4 段階に最初に依存関係を付け、まとめて追加"))
         let operationsFrom = context.trace.nextSequence
-        context.trace.record("Operations", lane: caller)
+        context.trace.record(Localized("Operations", ja: "オペレーション"), lane: caller)
         let fetch = BlockOperation { step("fetch", 2_000, context) }
         let parse = BlockOperation { step("parse", 1_500, context) }
         let thumbnail = BlockOperation { step("thumbnail", 1_500, context) }
@@ -187,7 +187,7 @@ extension Chapter02 {
             // Linux: "Fatal error: operations finished, executing or already in a queue cannot be enqueued";
             // Apple: "*** Terminating app due to uncaught exception 'NSInvalidArgumentException', reason: …".
             let reasons = outcome.standardError.split(separator: "\n").filter { $0.contains("Fatal error") || $0.contains("reason:") }
-            for line in reasons.prefix(2) { context.show("    " + line.trimmingCharacters(in: .whitespaces)) }
+            for line in reasons.prefix(2) { context.quote(line.trimmingCharacters(in: .whitespaces)) }
         case let .exited(status):
             context.note("add twice exit", String(status))
             context.say(status == 3

@@ -36,11 +36,11 @@ extension Chapter02 {
     private static func runGraphAcrossQueues(_ context: ScenarioContext) throws {
         let images = context.knob("images")
         let network = OperationQueue(), cpu = OperationQueue(), ui = OperationQueue()
-        network.name = "network"
+        network.name = context.text(Localized("network", ja: "ネットワーク"))
         network.maxConcurrentOperationCount = 2
-        cpu.name = "cpu"
+        cpu.name = context.text(Localized("cpu", ja: "CPU"))
         cpu.maxConcurrentOperationCount = 2
-        ui.name = "ui"
+        ui.name = context.text(Localized("ui", ja: "UI"))
         ui.maxConcurrentOperationCount = 1
 
         /// An operation that records its span and says which queue ran it.
@@ -71,8 +71,8 @@ extension Chapter02 {
         }
         context.say(Localized(
             "download i [network, 2 at once] → decode i → resize i [cpu, 2 at once] → show [ui]; all added up front, the later stages first.",
-            ja: "download i [network, 同時 2] → decode i → resize i [cpu, 同時 2] → show [ui]。すべて最初に追加し、後の段階から先に入れます。"))
-        context.trace.record("add all")
+            ja: "download i [ネットワーク、同時 2] → decode i → resize i [CPU、同時 2] → show [UI]。すべて最初に追加し、後の段階から先に入れます。"))
+        context.trace.record(Localized("add all", ja: "すべて追加"))
         // Added in reverse order on purpose: the dependencies, not the adding order, decide.
         ui.addOperation(show)
         cpu.addOperations(cpuWork.reversed(), waitUntilFinished: false)
@@ -99,6 +99,6 @@ extension Chapter02 {
         context.note("cpu peak", String(cpuPeak))
         context.say(Localized(
             "Most at once: network \(networkPeak) (limit 2), cpu \(cpuPeak) (limit 2). Each queue kept its own limit.",
-            ja: "同時実行の最大: network \(networkPeak)（上限 2）、cpu \(cpuPeak)（上限 2）。キューごとに自分の上限を守りました。"))
+            ja: "同時実行の最大: ネットワーク \(networkPeak)（上限 2）、CPU \(cpuPeak)（上限 2）。キューごとに自分の上限を守りました。"))
     }
 }

@@ -47,7 +47,7 @@ extension Chapter02 {
             let started = Locked<[Int]>([])
             context.say(Localized("\(part)) maxConcurrentOperationCount = \(limit): \(count) operations",
                                   ja: "\(part)) maxConcurrentOperationCount = \(limit): オペレーション \(count) 個"))
-            context.trace.record("limit \(limit)")
+            context.trace.record(Localized("limit \(limit)", ja: "上限 \(limit)"))
             let operations = (1...count).map { index in
                 BlockOperation {
                     started.withLock { $0.append(index) }

@@ -28,7 +28,7 @@ extension Chapter02 {
             Q1: 何も設定しないキュー。Q2 と Q3: `.utility` にしたキューと `.userInitiated` にしたキュー。\
             Q4: 何も設定しないキューで、オペレーション自身の `qualityOfService = .utility`。\
             Q5: 最初のオペレーションが動いた後で `.utility` にしたキュー。\
-            Linux ではスレッドの nice 値が物差しです。libdispatch はクラスを nice 値に変えます（第 01 章の測定では background 10、utility 2、default 0、userInitiated と userInteractive −2）。\
+            Linux ではスレッドの nice 値が物差しです。libdispatch はクラスを nice 値に変えます（第 01 章の測定では `.background` 10、`.utility` 2、`.default` 0、`.userInitiated` と `.userInteractive` −2）。\
             スレッド名からはどのプールが動かしたかがわかります。Apple のプラットフォームでは代わりに `qos_class_self()` を表示します。\
             プロパティが読む値と、スレッドが実際に得たものを比べてください。いつも同じとは限りません。\
             また、クラスはスケジューラへのお願いであって順序の指定ではありません。効くのは CPU が混んでいるときだけです。
@@ -100,7 +100,7 @@ extension Chapter02 {
             #else
             let thread = padded(row.thread.nice, to: 7) + row.thread.name
             #endif
-            context.show("  " + padded(row.label, to: 3) + padded(row.setting, to: 42) + padded(row.queueReads, to: 16) + padded(row.operationReads, to: 20) + thread)
+            context.show("  " + padded(row.label, to: 3) + padded(row.setting, to: 42) + padded("." + row.queueReads, to: 16) + padded("." + row.operationReads, to: 20) + thread)
             context.note("\(row.label) queue reads", row.queueReads)
             context.note("\(row.label) operation reads", row.operationReads)
             context.note("\(row.label) nice", row.thread.nice)
@@ -119,12 +119,12 @@ extension Chapter02 {
         if ownQoS.thread.nice == untouched.thread.nice && ownQoS.thread.nice != utility.thread.nice {
             context.say(Localized(
                 "  Q4's own .utility did not: the property reads utility, but the thread ran at nice \(ownQoS.thread.nice), like Q1. Set the class on the queue.",
-                ja: "  Q4 のオペレーション自身の .utility は届きませんでした。プロパティは utility を返しますが、スレッドは Q1 と同じ nice \(ownQoS.thread.nice) で動きました。クラスはキューに設定しましょう。"))
+                ja: "  Q4 のオペレーション自身の .utility は届きませんでした。プロパティは `.utility` を返しますが、スレッドは Q1 と同じ nice \(ownQoS.thread.nice) で動きました。クラスはキューに設定しましょう。"))
         }
         if setLate.thread.nice != utility.thread.nice {
             context.say(Localized(
                 "  Q5's queue reads utility, but its operation ran at nice \(setLate.thread.nice): the class set after the first operation did not reach the threads. Set it before adding operations.",
-                ja: "  Q5 のキューは utility を返しますが、オペレーションは nice \(setLate.thread.nice) で動きました。最初のオペレーションの後で設定したクラスはスレッドに届きませんでした。オペレーションを追加する前に設定しましょう。"))
+                ja: "  Q5 のキューは `.utility` を返しますが、オペレーションは nice \(setLate.thread.nice) で動きました。最初のオペレーションの後で設定したクラスはスレッドに届きませんでした。オペレーションを追加する前に設定しましょう。"))
         }
         #endif
         withExtendedLifetime(first) {}

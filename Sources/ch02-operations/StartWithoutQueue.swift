@@ -171,13 +171,13 @@ extension Chapter02 {
             // Apple (documented): an NSInvalidArgumentException, "*** Terminating app due to uncaught exception …".
             let reasons = outcome.standardError.split(separator: "\n").filter { $0.contains("Fatal error") || $0.contains("reason:") }
             if let first = reasons.first { context.note("start not ready message", String(first)) }
-            for line in reasons.prefix(2) { context.show("    " + line.trimmingCharacters(in: .whitespaces)) }
+            for line in reasons.prefix(2) { context.quote(line.trimmingCharacters(in: .whitespaces)) }
         case let .exited(status):
             context.note("start not ready exit", String(status))
             let returned = outcome.standardOutput.split(separator: "\n").first { $0.hasPrefix(startReturned) }
             if status == 3, let returned {
                 context.say(Localized("  … and start() returned: nothing stopped it.", ja: "  … start() はそのまま戻りました。止めるものは何もありませんでした。"))
-                context.show("    " + returned)
+                context.quote(String(returned))
             } else {
                 context.say(Localized("  … and exited with status \(status).", ja: "  … 終了コード \(status) で終了しました。"))
             }

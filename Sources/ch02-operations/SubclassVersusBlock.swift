@@ -20,9 +20,9 @@ extension Chapter02 {
             ja: """
             オペレーションは 1 つの処理を包むオブジェクトで、キューに実行させたり、依存関係を付けたり、キャンセルしたりできます。\
             前半は `Operation` のサブクラスです。入力は `init` で受け取り、処理は `main()` に書き、結果はプロパティに入れて、終わってから呼び出し側が読みます。\
-            状態フラグに注目してください。キューに入れる前は ready、`main()` の中では executing で、動いているのは呼び出し側（T1）ではなくキューのスレッド（T2 …）です。`main()` から戻ると finished になります。\
+            状態フラグに注目してください。キューに入れる前は `isReady`、`main()` の中では `isExecuting` で、動いているのは呼び出し側（T1）ではなくキューのスレッド（T2 …）です。`main()` から戻ると `isFinished` になります。\
             後半は `blocks` 個のクロージャを持つ `BlockOperation`（`addExecutionBlock`）です。\
-            オペレーションが finished になるのはすべてのブロックが戻ってからなので、依存するオペレーションは最後のブロックが終わった後に始まります。\
+            オペレーションが `isFinished` になるのはすべてのブロックが戻ってからなので、依存するオペレーションは最後のブロックが終わった後に始まります。\
             Apple の Foundation では 1 つの BlockOperation のブロックが複数のスレッドで同時に動くことがあります。この Foundation でどうなったかはタイムラインで確かめてください。\
             いずれにしても、ブロック同士で可変の状態を守らずに共有してはいけませんし、順番も保証されていません。
             """),
@@ -46,12 +46,12 @@ extension Chapter02 {
         guard finishes(checksum, within: 5) else {
             throw ScenarioStuck(what: Localized("ChecksumOperation did not finish", ja: "ChecksumOperation が終わりませんでした"))
         }
-        context.trace.record("waitUntilFinished returned", lane: caller)
+        context.trace.record(Localized("waitUntilFinished returned", ja: "waitUntilFinished から戻った"), lane: caller)
         context.show("  \(caller): " + checksum.stateFlags(Localized("after waitUntilFinished", ja: "waitUntilFinished の後")))
         let result = checksum.checksum.map(String.init) ?? "nil"
         context.note("checksum", result)
         context.say(Localized("  The caller reads checksum = \(result) after the operation finished.",
-                              ja: "  呼び出し側は、オペレーションが終わってから checksum = \(result) を読みます。"))
+                              ja: "  呼び出し側は、オペレーションが終わってから `checksum` = \(result) を読みます。"))
 
         // Part two: one BlockOperation with several blocks, and a dependant.
         let blocks = context.knob("blocks")
@@ -61,14 +61,14 @@ extension Chapter02 {
         for index in 1...blocks {
             blockOperation.addExecutionBlock {
                 let lane = context.trace.currentThreadLane()
-                context.trace.span("block \(index)", lane: lane) { spin(microseconds: 1_500) }
-                context.printLine("block \(index) returns", lane: lane)
+                context.trace.span(Localized("block \(index)", ja: "ブロック \(index)"), lane: lane) { spin(microseconds: 1_500) }
+                context.printLine(Localized("block \(index) returns", ja: "ブロック \(index) が戻る"), lane: lane)
             }
         }
         let dependant = BlockOperation {
             let lane = context.trace.currentThreadLane()
-            context.trace.span("dependant", lane: lane) { spin(microseconds: 300) }
-            context.printLine("dependant runs", lane: lane)
+            context.trace.span(Localized("dependant", ja: "依存側"), lane: lane) { spin(microseconds: 300) }
+            context.printLine(Localized("dependant runs", ja: "依存側が動く"), lane: lane)
         }
         dependant.addDependency(blockOperation)
         let operations = [blockOperation, dependant]

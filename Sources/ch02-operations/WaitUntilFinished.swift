@@ -24,7 +24,7 @@ extension Chapter02 {
             バッチ 3 は待たずに追加し、それから `waitUntilAllOperationsAreFinished()` で、誰が追加したものであれキューが空になるまで待ちます。\
             止めることが目的であり、危険でもあります。メインスレッドで待ってはいけません（UI が固まります）。\
             オペレーションの中から自分のキューを待ってもいけません。`maxConcurrentOperationCount = 1` なら自分自身を待つことになり、デッドロックします。\
-            また、finished は finished でしかありません。完了ブロックはまだ動いていないかもしれません（シナリオ 8）。
+            また、`isFinished` は `isFinished` でしかありません。完了ブロックはまだ動いていないかもしれません（シナリオ 8）。
             """),
         knobs: [
             .init("operations", default: 3, range: 1...12, help: Localized("operations per batch", ja: "バッチごとのオペレーション数")),
@@ -51,28 +51,29 @@ extension Chapter02 {
         }
         func unfinished(_ operations: [Operation]) -> Int { operations.filter { !$0.isFinished }.count }
         let stuck = Localized("the batch did not finish", ja: "バッチが終わりませんでした")
+        let returned = Localized("returned", ja: "戻った")
         /// Makes a blocking call under a deadline (it has no timeout of its own), drawn as a bar on T1.
-        func blocked(_ label: String, _ call: @escaping @Sendable () -> Void) throws {
+        func blocked(_ label: Localized, _ call: @escaping @Sendable () -> Void) throws {
             context.trace.begin(label, lane: caller)
-            let returned = returnsWithin(seconds: 5, call)
+            let returnedInTime = returnsWithin(seconds: 5, call)
             context.trace.end(label, lane: caller)
-            guard returned else { throw ScenarioStuck(what: stuck) }
-            context.emit("returned", lane: caller)
+            guard returnedInTime else { throw ScenarioStuck(what: stuck) }
+            context.emit(returned, lane: caller)
         }
 
         context.say(Localized("1) addOperations(batch, waitUntilFinished: false)", ja: "1) addOperations(batch, waitUntilFinished: false)"))
         let first = batch("a")
-        context.trace.record("add a", lane: caller)
+        context.trace.record(Localized("add a", ja: "a を追加"), lane: caller)
         queue.addOperations(first, waitUntilFinished: false)
         let leftAfterNoWait = unfinished(first)
-        context.emit("returned", lane: caller)
+        context.emit(returned, lane: caller)
         context.say(Localized("  returned with \(leftAfterNoWait) of \(count) still unfinished.",
                               ja: "  戻った時点で \(count) 個中 \(leftAfterNoWait) 個がまだ終わっていませんでした。"))
         try waitForAll(in: queue, stuck)
 
         context.say(Localized("2) addOperations(batch, waitUntilFinished: true)", ja: "2) addOperations(batch, waitUntilFinished: true)"))
         let second = batch("b")
-        try blocked("blocked in addOperations") { queue.addOperations(second, waitUntilFinished: true) }
+        try blocked(Localized("blocked in addOperations", ja: "addOperations で待機")) { queue.addOperations(second, waitUntilFinished: true) }
         let leftAfterWait = unfinished(second)
         context.say(Localized("  returned with \(leftAfterWait) of \(count) still unfinished.",
                               ja: "  戻った時点で \(count) 個中 \(leftAfterWait) 個がまだ終わっていませんでした。"))
@@ -80,9 +81,9 @@ extension Chapter02 {
         context.say(Localized("3) addOperations(batch, waitUntilFinished: false), then waitUntilAllOperationsAreFinished()",
                               ja: "3) addOperations(batch, waitUntilFinished: false) の後で waitUntilAllOperationsAreFinished()"))
         let third = batch("c")
-        context.trace.record("add c", lane: caller)
+        context.trace.record(Localized("add c", ja: "c を追加"), lane: caller)
         queue.addOperations(third, waitUntilFinished: false)
-        try blocked("blocked in waitUntilAll") { queue.waitUntilAllOperationsAreFinished() }
+        try blocked(Localized("blocked in waitUntilAll", ja: "waitUntilAll… で待機")) { queue.waitUntilAllOperationsAreFinished() }
         let leftAfterWaitAll = unfinished(third)
         context.say(Localized("  returned with \(leftAfterWaitAll) of \(count) unfinished; operationCount = \(queue.operationCount).",
                               ja: "  戻った時点で終わっていなかったのは \(count) 個中 \(leftAfterWaitAll) 個、operationCount = \(queue.operationCount)。"))

@@ -33,20 +33,23 @@ extension Chapter03 {
         try await blocking { try runCondition(context) }
     }
 
-    /// A bounded FIFO guarded by one `NSCondition`, recording its waits on the trace.
+    /// A bounded FIFO guarded by one `NSCondition`, recording its items and waits on the trace,
+    /// on the lanes of the producer and the consumer.
     private final class Buffer: @unchecked Sendable {  // `items` and counters are guarded by `condition`
         private let condition = NSCondition()
         private var items: [Int] = []
         private let capacity: Int
         private let trace: Trace
+        private let lanes: (producer: String, consumer: String)
         private(set) var fullWaits = 0
         private(set) var emptyWaits = 0
         /// Signalled the first time the producer waits because the buffer is full.
         let firstFullWait = DispatchSemaphore(value: 0)
 
-        init(capacity: Int, trace: Trace) {
+        init(capacity: Int, trace: Trace, lanes: (producer: String, consumer: String)) {
             self.capacity = capacity
             self.trace = trace
+            self.lanes = lanes
         }
 
         func put(_ item: Int) {
@@ -55,10 +58,10 @@ extension Chapter03 {
             while items.count == capacity {
                 fullWaits += 1
                 if fullWaits == 1 { firstFullWait.signal() }
-                trace.span("wait: full") { condition.wait() }
+                trace.span(Localized("wait: full", ja: "待つ: 満杯"), lane: lanes.producer) { condition.wait() }
             }
             items.append(item)
-            trace.record("put \(item)")
+            trace.record("\(item)", lane: lanes.producer)
             condition.broadcast()
         }
 
@@ -67,10 +70,10 @@ extension Chapter03 {
             defer { condition.unlock() }
             while items.isEmpty {
                 emptyWaits += 1
-                trace.span("wait: empty") { condition.wait() }
+                trace.span(Localized("wait: empty", ja: "待つ: 空"), lane: lanes.consumer) { condition.wait() }
             }
             let item = items.removeFirst()
-            trace.record("take \(item)")
+            trace.record("\(item)", lane: lanes.consumer)
             condition.broadcast()
             return item
         }
@@ -85,8 +88,10 @@ extension Chapter03 {
     private static func runCondition(_ context: ScenarioContext) throws {
         let capacity = context.knob("capacity"), count = context.knob("items")
         let stuck = Localized("a thread did not end", ja: "スレッドが終わりませんでした")
-        context.trace.record("start producer")
-        let buffer = Buffer(capacity: capacity, trace: context.trace)
+        context.trace.record(Localized("start producer", ja: "生産者を開始"))
+        // The lanes are named after the threads' roles; their instants are the items put and taken.
+        let lanes = (producer: context.text(Localized("producer", ja: "生産者")), consumer: context.text(Localized("consumer", ja: "消費者")))
+        let buffer = Buffer(capacity: capacity, trace: context.trace, lanes: lanes)
         let producer = StartedThread {
             for item in 1...count { buffer.put(item) }
         }
@@ -96,7 +101,7 @@ extension Chapter03 {
         } else {
             try producer.join(stuck)
         }
-        context.trace.record("start consumer")
+        context.trace.record(Localized("start consumer", ja: "消費者を開始"))
         let received = Locked<[Int]>([])
         let consumer = StartedThread {
             for _ in 1...count {

@@ -40,30 +40,32 @@ extension Chapter03 {
 
         /// Starts a thread that runs `steps` steps, checking `isCancelled` before each one if `polls`.
         func worker(polls: Bool, stepDone: Locked<Int>, firstStepDone: DispatchSemaphore) -> StartedThread {
-            let name = polls ? "polling" : "not polling"
+            // The lane says which thread it is; its steps are drawn as spans named by number.
+            let name = polls ? Localized("polling", ja: "確かめる側") : Localized("not polling", ja: "確かめない側")
             return StartedThread {
                 let lane = context.trace.currentThreadLane()
+                context.trace.record(name, lane: lane)
                 for step in 1...steps {
                     if polls && Thread.current.isCancelled {
                         context.printLine(Localized("isCancelled is true before step \(step): return",
-                                                    ja: "\(step) 段目の前で isCancelled が true: 戻る").text(context.language), lane: lane)
-                        context.trace.record("\(name): return", lane: lane)
+                                                    ja: "\(step) 段目の前で isCancelled が true: 戻る"), lane: lane)
+                        context.trace.record(Localized("return", ja: "戻る"), lane: lane)
                         return
                     }
-                    context.trace.span("\(name) \(step)", lane: lane) { spin(microseconds: 300) }
+                    context.trace.span("\(step)", lane: lane) { spin(microseconds: 300) }
                     stepDone.withLock { $0 = step }
                     if step == 1 {
                         firstStepDone.signal()
                         _ = go.wait(timeout: .now() + 5)  // the caller cancels before step 2
                     }
                 }
-                context.printLine(Localized("all \(steps) steps done", ja: "\(steps) 段すべて終了").text(context.language), lane: lane)
+                context.printLine(Localized("all \(steps) steps done", ja: "\(steps) 段すべて終了"), lane: lane)
             }
         }
 
         let pollingSteps = Locked(0), ignoringSteps = Locked(0)
         let pollingReady = DispatchSemaphore(value: 0), ignoringReady = DispatchSemaphore(value: 0)
-        context.trace.record("start both", lane: caller)
+        context.trace.record(Localized("start both", ja: "2 本とも開始"), lane: caller)
         let polling = worker(polls: true, stepDone: pollingSteps, firstStepDone: pollingReady)
         let ignoring = worker(polls: false, stepDone: ignoringSteps, firstStepDone: ignoringReady)
         defer { go.signal(); go.signal() }  // never leave a thread waiting
@@ -72,7 +74,7 @@ extension Chapter03 {
 
         polling.thread.cancel()
         ignoring.thread.cancel()
-        context.emit("cancel both", lane: caller)
+        context.emit(Localized("cancel both", ja: "2 本ともキャンセル"), lane: caller)
         go.signal()
         go.signal()
         try polling.join(stuck)

@@ -35,11 +35,11 @@ extension Chapter03 {
     /// An account with its own lock; `number` gives the global lock order.
     private final class BankAccount: @unchecked Sendable {  // `balance` is guarded by `lock`
         let number: Int
-        let name: String
+        let name: Localized
         let lock = NSLock()
         var balance: Int
 
-        init(number: Int, name: String, balance: Int) {
+        init(number: Int, name: Localized, balance: Int) {
             self.number = number
             self.name = name
             self.balance = balance
@@ -52,27 +52,31 @@ extension Chapter03 {
         }
     }
 
+    private static let checkingName = Localized("checking", ja: "当座")
+    private static let savingsName = Localized("savings", ja: "普通")
+
     private static func runLockOrderDeadlock(_ context: ScenarioContext) throws {
         let caller = context.trace.currentThreadLane()
 
         // Part one: opposite orders, with a rendezvous so the deadlock happens every time.
         context.say(Localized("1) T2: checking → savings; T3: savings → checking; each locks its source first:",
                               ja: "1) T2: 当座 → 普通、T3: 普通 → 当座。どちらも送り元を先にロック:"))
-        let checking = BankAccount(number: 1, name: "checking", balance: 100)
-        let savings = BankAccount(number: 2, name: "savings", balance: 100)
-        context.trace.record("start T2, T3", lane: caller)
+        let checking = BankAccount(number: 1, name: checkingName, balance: 100)
+        let savings = BankAccount(number: 2, name: savingsName, balance: 100)
+        context.trace.record(Localized("start T2, T3", ja: "T2, T3 を開始"), lane: caller)
         let firstLocks = DispatchSemaphore(value: 0)
         let bothHaveOne = DispatchSemaphore(value: 0)
         func transferInSourceOrder(from source: BankAccount, to destination: BankAccount) -> StartedThread {
             StartedThread {
                 let lane = context.trace.currentThreadLane()
                 source.lock.lock()
-                context.trace.record("locked \(source.name)", lane: lane)
+                context.trace.record(Localized("locked \(source.name.en)", ja: "\(source.name.ja)をロック"), lane: lane)
                 firstLocks.signal()
                 _ = bothHaveOne.wait(timeout: .now() + 5)
-                context.trace.begin("waiting for \(destination.name)", lane: lane)
+                let waiting = Localized("waiting for \(destination.name.en)", ja: "\(destination.name.ja)を待つ")
+                context.trace.begin(waiting, lane: lane)
                 destination.lock.lock()  // never returns in part one
-                context.trace.end("waiting for \(destination.name)", lane: lane)
+                context.trace.end(waiting, lane: lane)
                 source.balance -= 10
                 destination.balance += 10
                 destination.lock.unlock()
@@ -86,7 +90,7 @@ extension Chapter03 {
         bothHaveOne.signal()
         bothHaveOne.signal()
         let finished = one.join(seconds: 1) && two.join(seconds: 1)
-        context.emit(finished ? "finished" : "deadline passed", lane: caller)
+        context.emit(finished ? Localized("finished", ja: "終了") : Localized("deadline passed", ja: "期限切れ"), lane: caller)
         let checkingHeld = !checking.lock.lock(before: Date().addingTimeInterval(0.02))
         let savingsHeld = !savings.lock.lock(before: Date().addingTimeInterval(0.02))
         context.note("opposite order", finished ? "finished" : "deadlocked")
@@ -108,8 +112,8 @@ extension Chapter03 {
         let transfers = context.knob("transfers")
         context.say(Localized("2) The same, both taking the locks in account-number order, \(transfers) transfers each way:",
                               ja: "2) 同じ振替を、両方とも口座番号順にロックして、片方向 \(transfers) 回ずつ:"))
-        let first = BankAccount(number: 1, name: "checking", balance: 100)
-        let second = BankAccount(number: 2, name: "savings", balance: 100)
+        let first = BankAccount(number: 1, name: checkingName, balance: 100)
+        let second = BankAccount(number: 2, name: savingsName, balance: 100)
         @Sendable func transferInGlobalOrder(from source: BankAccount, to destination: BankAccount) {
             let (low, high) = source.number < destination.number ? (source, destination) : (destination, source)
             low.lock.lock()
@@ -119,14 +123,14 @@ extension Chapter03 {
             source.balance -= 1
             destination.balance += 1
         }
-        context.trace.record("start both", lane: caller)
+        context.trace.record(Localized("start both", ja: "2 本とも開始"), lane: caller)
         let forth = StartedThread {
-            context.trace.span("checking → savings × \(transfers)") {
+            context.trace.span(Localized("checking → savings × \(transfers)", ja: "当座 → 普通 × \(transfers)")) {
                 for _ in 0..<transfers { transferInGlobalOrder(from: first, to: second) }
             }
         }
         let back = StartedThread {
-            context.trace.span("savings → checking × \(transfers)") {
+            context.trace.span(Localized("savings → checking × \(transfers)", ja: "普通 → 当座 × \(transfers)")) {
                 for _ in 0..<transfers { transferInGlobalOrder(from: second, to: first) }
             }
         }

@@ -26,7 +26,7 @@ extension Chapter03 {
             同じスレッドの 2 回目の `lock()` は 1 回目の解放を待ちますが、それは永遠に来ません。シナリオはこれを使い捨てのスレッドで実行し、300 ms で見切りをつけます。\
             スレッドは止まったままです。`lock(before:)` なら永遠に待たず、期限付きで試せます。\
             後半: 同じコードを `NSRecursiveLock` で実行します。持ち主が何回ロックしたかを数え、同じ回数だけ解放すれば空きます。今度は終わります。\
-            再帰ロックは設計上の問いを隠します（ロック中のメソッドが、なぜロックする別のメソッドを呼ぶのか）。ロックを持っている前提の小さな private メソッドに分けるほうがよいでしょう。
+            再帰ロックは設計上の問いを隠します（ロック中のメソッドが、なぜロックする別のメソッドを呼ぶのか）。ロックを持っている前提の小さな `private` メソッドに分けるほうがよいでしょう。
             """),
         knobs: [
             .init("iterations", default: 10_000, range: 1...1_000_000, help: Localized("increments per thread", ja: "スレッドごとの加算回数")),
@@ -74,9 +74,9 @@ extension Chapter03 {
         let stuck = Localized("a thread did not end", ja: "スレッドが終わりませんでした")
 
         context.say(Localized("1) Two threads, \(iterations) × lock(); balance += 1; unlock() each:",
-                              ja: "1) 2 本のスレッドがそれぞれ \(iterations) 回 lock(); balance += 1; unlock():"))
+                              ja: "1) 2 本のスレッドがそれぞれ \(iterations) 回 `lock(); balance += 1; unlock()`:"))
         let shared = Account(lock: NSLock())
-        context.trace.record("start 2 threads")
+        context.trace.record(Localized("start 2 threads", ja: "2 本のスレッドを開始"))
         let adders = (1...2).map { _ in
             StartedThread {
                 let lane = context.trace.currentThreadLane()
@@ -96,9 +96,9 @@ extension Chapter03 {
         let plain = Account(lock: NSLock())
         let plainDone = StartedThread {
             let lane = context.trace.currentThreadLane()
-            context.trace.begin("deposit (NSLock)", lane: lane)
+            context.trace.begin("deposit() (NSLock)", lane: lane)
             plain.deposit(10)
-            context.trace.end("deposit (NSLock)", lane: lane)
+            context.trace.end("deposit() (NSLock)", lane: lane)
         }
         let plainFinished = plainDone.join(seconds: 0.3)
         let probe = plain.lock.lock(before: Date().addingTimeInterval(0.05))
@@ -113,7 +113,7 @@ extension Chapter03 {
         let recursive = Account(lock: NSRecursiveLock())
         let recursiveDone = StartedThread {
             let lane = context.trace.currentThreadLane()
-            context.trace.span("deposit (NSRecursiveLock)", lane: lane) { recursive.deposit(10) }
+            context.trace.span("deposit() (NSRecursiveLock)", lane: lane) { recursive.deposit(10) }
         }
         let recursiveFinished = recursiveDone.join(seconds: 2)
         context.note("NSRecursiveLock re-entry", recursiveFinished ? "finished" : "stuck")

@@ -39,9 +39,15 @@ extension Chapter03 {
 
     private static func runMainThread(_ context: ScenarioContext) throws {
         let probes = Locked<[MainProbe]>([])
+        let placeNames = [
+            "scenario thread": Localized("scenario thread", ja: "シナリオのスレッド"),
+            "new Thread": Localized("new Thread", ja: "新しい Thread"),
+            "global queue": Localized("global queue", ja: "グローバルキュー"),
+            "main queue": Localized("main queue", ja: "メインキュー"),
+        ]
         @Sendable func probe(_ place: String) {
             let lane = context.trace.currentThreadLane()
-            context.trace.record(place, lane: lane)
+            context.trace.record(placeNames[place] ?? .verbatim(place), lane: lane)
             probes.withLock {
                 $0.append(MainProbe(place: place, lane: lane, isMainThread: Thread.isMainThread, isCurrentMain: Thread.current == theMainThread))
             }
@@ -55,12 +61,6 @@ extension Chapter03 {
         DispatchQueue.main.async { probe("main queue"); ran.signal() }
         let mainServed = ran.wait(timeout: .now() + 1) == .success
 
-        let placeNames = [
-            "scenario thread": Localized("scenario thread", ja: "シナリオのスレッド"),
-            "new Thread": Localized("new Thread", ja: "新しい Thread"),
-            "global queue": Localized("global queue", ja: "グローバルキュー"),
-            "main queue": Localized("main queue", ja: "メインキュー"),
-        ]
         func shown(_ place: String) -> String { placeNames[place]?.text(context.language) ?? place }
         for found in probes.current {
             context.show("  \(padded(shown(found.place), to: 20)) \(padded(found.lane, to: 5)) Thread.isMainThread=\(found.isMainThread)  Thread.current == \(mainThreadSpelling): \(found.isCurrentMain)")

@@ -44,10 +44,13 @@ extension Chapter03 {
         // Part one: how long a sleep really lasts.
         context.say(Localized("1) Thread.sleep(forTimeInterval: \(interval) ms), five times:",
                               ja: "1) Thread.sleep(forTimeInterval: \(interval) ms) を 5 回:"))
+        // On the timeline each part starts with its name, and its sleeps or ticks are numbered: one
+        // word per span would stretch them, and here their lengths and spacing are the lesson.
         var overslept: [Double] = []
-        for _ in 1...5 {
+        context.trace.record(Localized("sleeps", ja: "スリープ"), lane: lane)
+        for count in 1...5 {
             let before = MonotonicClock.now()
-            context.trace.span("sleep", lane: lane) { Thread.sleep(forTimeInterval: Double(interval) / 1_000) }
+            context.trace.span("\(count)", lane: lane) { Thread.sleep(forTimeInterval: Double(interval) / 1_000) }
             overslept.append(Double(MonotonicClock.now() &- before) / 1_000_000 - Double(interval))
         }
         let least = overslept.min() ?? 0, most = overslept.max() ?? 0
@@ -61,8 +64,9 @@ extension Chapter03 {
         context.say(Localized("2) \(ticks) ticks of 3 ms work, every \(interval) ms:", ja: "2) \(interval) ms ごとに 3 ms の処理を \(ticks) 回:"))
         func drift(byDeadline: Bool) -> Double {
             let start = MonotonicClock.now(), startDate = Date()
+            context.trace.record(byDeadline ? Localized("ticks by deadline", ja: "期限で刻む") : Localized("ticks by interval", ja: "間隔で刻む"), lane: lane)
             for tick in 1...ticks {
-                context.trace.span(byDeadline ? "tick (until)" : "tick", lane: lane) { spin(microseconds: 3_000) }
+                context.trace.span("\(tick)", lane: lane) { spin(microseconds: 3_000) }
                 if byDeadline {
                     Thread.sleep(until: startDate.addingTimeInterval(Double(tick * interval) / 1_000))
                 } else {
@@ -86,7 +90,7 @@ extension Chapter03 {
 
         // Part three: Thread.exit() skips the rest, defers included.
         context.say(Localized("3) A thread takes a lock, defers the unlock, and calls Thread.exit():",
-                              ja: "3) スレッドがロックを取り、解放を defer に書いて Thread.exit() を呼ぶ:"))
+                              ja: "3) スレッドがロックを取り、解放を `defer` に書いて Thread.exit() を呼ぶ:"))
         let lock = NSLock()
         let reached = Locked<[String]>([])
         let aboutToExit = DispatchSemaphore(value: 0)
@@ -110,17 +114,23 @@ extension Chapter03 {
         let lockFree = lock.lock(before: Date().addingTimeInterval(0.1))
         if lockFree { lock.unlock() }
         let ran = reached.current
+        let shownParts = [
+            "before exit": Localized("before exit", ja: "Thread.exit() の前"), "defer": .verbatim("defer"),
+            "after exit": Localized("after exit", ja: "Thread.exit() の後"),
+        ]
+        let shownRan = Localized(ran.map { shownParts[$0]?.en ?? $0 }.joined(separator: ", "),
+                                 ja: ran.map { shownParts[$0]?.ja ?? $0 }.joined(separator: "、"))
         context.note("after exit ran", String(ran.contains("after exit")))
         context.note("defer ran", String(ran.contains("defer")))
         context.note("lock free after exit", String(lockFree))
         context.say(Localized(
             """
-              ran: \(ran.joined(separator: ", ")). isFinished = \(exiting.thread.isFinished).
+              ran: \(shownRan.en). isFinished = \(exiting.thread.isFinished).
               The defer ran: \(ran.contains("defer")). Could T1 take the lock within 100 ms (lock(before:))? \(lockFree).
             """,
             ja: """
-              動いた部分: \(ran.joined(separator: ", "))。isFinished = \(exiting.thread.isFinished)。
-              defer は動いたか: \(ran.contains("defer"))。T1 は 100 ms 以内にロックを取れたか（lock(before:)）: \(lockFree)。
+              動いた部分: \(shownRan.ja)。isFinished = \(exiting.thread.isFinished)。
+              `defer` は動いたか: \(ran.contains("defer"))。T1 は 100 ms 以内にロックを取れたか（lock(before:)）: \(lockFree)。
             """))
         if !lockFree {
             context.say(Localized("  The lock is held by a thread that no longer exists: anyone who calls lock() now waits for ever.",

@@ -55,7 +55,7 @@ extension Chapter03 {
         context.say(Localized("1) Start \(count) thread(s) in the order \(letters.joined()):",
                               ja: "1) \(count) 本のスレッドを \(letters.joined()) の順に開始:"))
         let printed = Locked("")
-        context.trace.record("start \(letters.joined(separator: ", "))", lane: caller)
+        context.trace.record(Localized("start \(letters.joined(separator: ", "))", ja: "\(letters.joined(separator: ", ")) を開始"), lane: caller)
         let threads = letters.map { letter in
             StartedThread {
                 let lane = context.trace.currentThreadLane()
@@ -69,10 +69,14 @@ extension Chapter03 {
         context.say(Localized("  printed \(printed.current)", ja: "  出力は \(printed.current)"))
 
         // Part two: names, from outside and from inside.
+        /// The calling thread's names, as strings: Foundation's and the OS's.
+        @Sendable func describeNames() -> String {
+            "Thread.current.name = \(Thread.current.name.map { "\"\($0)\"" } ?? "nil"), OS: \"\(osThreadName())\""
+        }
         context.say(Localized("2) Names:", ja: "2) 名前:"))
         let seenInside = Locked("")
         let namedOutside = StartedThread(name: "downloader") {
-            seenInside.withLock { $0 = "Thread.current.name = \(Thread.current.name ?? "nil"), OS: \(osThreadName())" }
+            seenInside.withLock { $0 = describeNames() }
         }
         try namedOutside.join(stuck)
         context.say(Localized("  thread.name = \"downloader\" set before start(); inside: \(seenInside.current)",
@@ -84,11 +88,11 @@ extension Chapter03 {
         let namedInside = StartedThread {
             startReturned.wait()
             Thread.current.name = "downloader"
-            seenInside.withLock { $0 = "Thread.current.name = \(Thread.current.name ?? "nil"), OS: \(osThreadName())" }
+            seenInside.withLock { $0 = describeNames() }
         }
         startReturned.signal()
         try namedInside.join(stuck)
-        let insideTook = seenInside.current.contains("OS: downloader")
+        let insideTook = seenInside.current.contains("OS: \"downloader\"")
         context.say(Localized("  Thread.current.name = \"downloader\" set inside; inside: \(seenInside.current)",
                               ja: "  中で Thread.current.name = \"downloader\"。中から見ると: \(seenInside.current)"))
         let creatorName = osThreadName()

@@ -21,7 +21,7 @@ extension Chapter03 {
             同時にいくつ存在するかを制限するものもありません。次に `DispatchQueue.global()` のブロックとして実行します。GCD はワーカースレッドのプール（コアあたり約 1 本）を持ち、使い回します。\
             シナリオは、タスクを実行したスレッドの数、同時に生きていた最大数、それぞれの所要時間を数えます。\
             タスクが何千にもなったり、タスクが待ちで止まったりすると、タスクごとのスレッドは OS の限界にぶつかりますが、プールはぶつかりません。\
-            （GCD も爆発することがあります。止まるブロックがあると GCD はスレッドを足します。Swift concurrency の固定プールがそれをどう避けるかは第 04 章で見ます。）
+            （GCD も爆発することがあります。止まるブロックがあると GCD はスレッドを足します。Swift の並行処理（async/await）の固定プールがそれをどう避けるかは第 04 章で見ます。）
             """),
         knobs: [
             .init("tasks", default: 200, range: 10...5_000, help: Localized("tasks run each way", ja: "それぞれの方法で実行するタスク数")),
@@ -62,21 +62,39 @@ extension Chapter03 {
             }
         }
 
+        // The timeline: a few of the tasks each way, made long enough to see, each drawn on the
+        // lane of the thread that ran it. (All of them, 20 µs each, would be too many and too thin.)
+        let drawn = min(tasks, 6)
+        func draw(_ way: Localized, launch: (@escaping @Sendable () -> Void) -> Void) throws -> Int {
+            let from = context.trace.nextSequence
+            context.trace.record(way, lane: lane)
+            let done = DispatchGroup()
+            for index in 1...drawn {
+                done.enter()
+                launch {
+                    context.trace.span(Localized("task \(index)", ja: "タスク \(index)")) { spin(microseconds: 500) }
+                    done.leave()
+                }
+            }
+            try wait(for: done, stuck)
+            return context.trace.lanes(from: from) { $0.hasPrefix("task ") }.count
+        }
+        let drawnThreads = try draw(Localized("a Thread per task", ja: "タスクごとの Thread")) { Thread(block: $0).start() }
+        let drawnPool = try draw(Localized("GCD global queue", ja: "GCD グローバルキュー")) { DispatchQueue.global().async(execute: $0) }
+
         /// Runs every task, started by `launch`; the census of the threads that ran them, and the time.
-        func measure(_ label: String, launch: (@escaping @Sendable () -> Void) -> Void) throws -> (census: Census, nanoseconds: UInt64) {
+        func measure(launch: (@escaping @Sendable () -> Void) -> Void) throws -> (census: Census, nanoseconds: UInt64) {
             let census = Census(), done = DispatchGroup()
             let start = MonotonicClock.now()
-            context.trace.begin(label, lane: lane)
             for _ in 0..<tasks {
                 done.enter()
                 launch(task(census, done))
             }
             try wait(for: done, seconds: 60, stuck)
-            context.trace.end(label, lane: lane)
             return (census, MonotonicClock.now() &- start)
         }
-        let (perTask, perTaskTime) = try measure("\(tasks) Threads") { Thread(block: $0).start() }
-        let (pooled, pooledTime) = try measure("\(tasks) blocks on GCD") { DispatchQueue.global().async(execute: $0) }
+        let (perTask, perTaskTime) = try measure { Thread(block: $0).start() }
+        let (pooled, pooledTime) = try measure { DispatchQueue.global().async(execute: $0) }
 
         context.note("threads created", String(perTask.threads))
         context.note("pool threads", String(pooled.threads))
@@ -94,5 +112,8 @@ extension Chapter03 {
         context.say(Localized(
             "  \(perTask.threads) threads ran \(tasks) tasks; GCD used \(pooled.threads). The thread-per-task way took \(String(format: "%.1f", ratio))× as long (\(String(format: "%.0f", Double(perTaskTime) / Double(tasks) / 1_000)) µs per task instead of 20 µs of work).",
             ja: "  \(tasks) 個のタスクを \(perTask.threads) 本のスレッドが実行し、GCD が使ったのは \(pooled.threads) 本でした。タスクごとのスレッドは \(String(format: "%.1f", ratio)) 倍の時間がかかりました（20 µs の処理に対して、タスクあたり \(String(format: "%.0f", Double(perTaskTime) / Double(tasks) / 1_000)) µs）。"))
+        context.say(Localized(
+            "  The timeline draws \(drawn) of the tasks each way, 500 µs each, on the lanes of the threads that ran them: \(drawnThreads) thread(s) for a Thread per task, \(drawnPool) for GCD.",
+            ja: "  タイムラインには、それぞれの方法のタスク \(drawn) 個（各 500 µs）を、実行したスレッドのレーンに描きます。タスクごとの Thread では \(drawnThreads) 本、GCD では \(drawnPool) 本のスレッドでした。"))
     }
 }

@@ -18,8 +18,8 @@ extension Chapter03 {
             """,
             ja: """
             1 ms の処理を `jobs` 個と、そのすべてを待つ集計を、3 通りの方法で行います。\
-            1) スレッドで: 2 本のワーカースレッドが `NSLock` で守った共有リストから処理を取り、呼び出し側はスレッドごとのセマフォで待ちます。`Thread` には join がないからです。\
-            何本にするか？ このマシンは 2 コアなので 2 本ですが、その数は決め打ちで、集計も待った後に手で動かす必要があります。リスト、ロック、join、間違えやすい帳尻合わせ、どの部品も自分で書いて正しくしなければなりません。\
+            1) スレッドで: 2 本のワーカースレッドが `NSLock` で守った共有リストから処理を取り、呼び出し側はスレッドごとのセマフォで待ちます。`Thread` には `join()` がないからです。\
+            何本にするか？ このマシンは 2 コアなので 2 本ですが、その数は決め打ちで、集計も待った後に手で動かす必要があります。リスト、ロック、`join()`、間違えやすい帳尻合わせ、どの部品も自分で書いて正しくしなければなりません。\
             2) `DispatchQueue.concurrentPerform(iterations:)`: 呼び出しは 1 つです。GCD はコア数に合わせたプールに繰り返しを配り、全部終わったら戻ります。\
             3) `maxConcurrentOperationCount = 2` の `OperationQueue` と、すべての処理に依存する集計オペレーション: 順序は宣言するだけで、処理はキャンセルしたり優先度を付けたりもできます。\
             3 つとも、どの処理も 1 回ずつ実行します。スレッドが正しい道具なのは、何かを持ち続ける長寿命のループ（ランループ、ブロックするデバイスの読み込み）や、専用のスタックサイズや優先度が要る場合です。処理の単位には、キューを使ってください。
@@ -35,16 +35,17 @@ extension Chapter03 {
         let jobs = context.knob("jobs")
         let caller = context.trace.currentThreadLane()
         let stuck = Localized("the jobs did not finish", ja: "処理が終わりませんでした")
+        let summaryLabel = Localized("summary", ja: "集計")
 
         /// Runs one job and counts it, so every way can be checked for "each job once".
         @Sendable func job(_ index: Int, _ runs: Locked<[Int]>) {
-            context.trace.span("job \(index)") { spin(microseconds: 1_000) }
+            context.trace.span("\(index)") { spin(microseconds: 1_000) }  // drawn by number: "job 3" would rarely fit
             runs.withLock { $0.append(index) }
         }
         func report(_ way: String, _ runs: Locked<[Int]>, from: Int, started: UInt64) {
             let done = runs.current
             let once = done.count == jobs && Set(done) == Set(0..<jobs)
-            let threads = context.trace.lanes(from: from) { $0.hasPrefix("job ") }
+            let threads = context.trace.lanes(from: from) { Int($0) != nil }
             let took = formatDuration(nanoseconds: MonotonicClock.now() &- started)
             context.note("\(way) each job once", String(once))
             context.say(Localized(
@@ -54,10 +55,10 @@ extension Chapter03 {
 
         // 1) Hand-made workers.
         context.say(Localized("1) Two worker threads, a locked job list, a semaphore per thread as join:",
-                              ja: "1) 2 本のワーカースレッド、ロックで守った処理のリスト、join 代わりのスレッドごとのセマフォ:"))
+                              ja: "1) 2 本のワーカースレッド、ロックで守った処理のリスト、join() 代わりのスレッドごとのセマフォ:"))
         var from = context.trace.nextSequence
         var started = MonotonicClock.now()
-        context.trace.record("threads", lane: caller)
+        context.trace.record(Localized("threads", ja: "スレッド"), lane: caller)
         let handRuns = Locked<[Int]>([])
         let pending = Locked(Array(0..<jobs))
         let workers = (1...2).map { _ in
@@ -66,19 +67,19 @@ extension Chapter03 {
             }
         }
         for worker in workers { try worker.join(stuck) }
-        context.trace.record("summary", lane: caller)
+        context.trace.record(summaryLabel, lane: caller)
         report("threads", handRuns, from: from, started: started)
 
         // 2) concurrentPerform.
         context.say(Localized("2) DispatchQueue.concurrentPerform(iterations: \(jobs)):", ja: "2) DispatchQueue.concurrentPerform(iterations: \(jobs)):"))
         from = context.trace.nextSequence
         started = MonotonicClock.now()
-        context.trace.record("concurrentPerform", lane: caller)
+        context.trace.record("concurrentPerform()", lane: caller)
         let performRuns = Locked<[Int]>([])
         guard returnsWithin(seconds: 10, { DispatchQueue.concurrentPerform(iterations: jobs) { job($0, performRuns) } }) else {
             throw ScenarioStuck(what: stuck)
         }
-        context.trace.record("summary", lane: caller)
+        context.trace.record(summaryLabel, lane: caller)
         report("concurrentPerform", performRuns, from: from, started: started)
 
         // 3) OperationQueue with a dependent summary.
@@ -86,12 +87,12 @@ extension Chapter03 {
                               ja: "3) OperationQueue、maxConcurrentOperationCount = 2、すべての処理に依存する集計オペレーション:"))
         from = context.trace.nextSequence
         started = MonotonicClock.now()
-        context.trace.record("operations", lane: caller)
+        context.trace.record(Localized("operations", ja: "オペレーション"), lane: caller)
         let operationRuns = Locked<[Int]>([])
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 2
         let work = (0..<jobs).map { index in BlockOperation { job(index, operationRuns) } }
-        let summary = BlockOperation { context.trace.record("summary") }
+        let summary = BlockOperation { context.trace.record(summaryLabel) }
         for operation in work { summary.addDependency(operation) }
         let all = work + [summary]
         queue.addOperations(all, waitUntilFinished: false)

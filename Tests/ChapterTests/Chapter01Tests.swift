@@ -93,7 +93,7 @@ struct Chapter01Tests {
             if words.count == 7, words[3] == "ms", words[5] == "ms", words[6].hasSuffix("%") { rows[String(words[1])] = String(words[6]) }
             if words.count == 8, words[3] == "ms", line.contains("> 2 s") { rows[String(words[1])] = "starved" }
         }
-        #expect(Set(rows.keys) == ["userInitiated", "background"], "contention table in:\n\(output)")
+        #expect(Set(rows.keys) == [".userInitiated", ".background"], "contention table in:\n\(output)")
     }
 
     @Test("a barrier and suspend() work on a private concurrent queue and do nothing on a global one")

@@ -32,9 +32,10 @@ extension Chapter {
     }
 }
 
-/// Runs a scenario as the REPL would, quietly, with default knobs unless overridden.
-func run(_ scenario: Scenario, knobs: [String: Int] = [:]) async throws -> ScenarioContext {
-    let context = ScenarioContext(language: .en, seed: 1, knobs: try scenario.knobValues(knobs), output: { _ in })
+/// Runs a scenario as the REPL would, quietly, with default knobs unless overridden, in English
+/// unless told otherwise.
+func run(_ scenario: Scenario, knobs: [String: Int] = [:], language: Language = .en) async throws -> ScenarioContext {
+    let context = ScenarioContext(language: language, seed: 1, knobs: try scenario.knobValues(knobs), output: { _ in })
     try await scenario.run(context)
     return context
 }

@@ -49,6 +49,91 @@ struct TimelineTests {
         #expect(text.contains("40 more events"))
     }
 
+    @Test("a label with no room becomes a one-letter marker explained under the lanes, never a fragment")
+    func legendInsteadOfFragments() {
+        let terminal = Terminal(usesColor: false, usesUnicode: true, width: 40)
+        var list: [(UInt64, String, String, Trace.Kind)] = []
+        for i in 0..<6 {
+            let label = "a long label \(i)"
+            list.append((UInt64(i * 10), "T1", label, .begin))
+            list.append((UInt64(i * 10 + 9), "T1", label, .end))
+        }
+        let text = Timeline(terminal: terminal).render(events(list))
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let row = lines[1]
+        #expect(row.filter { $0 == "┣" }.count == 6)
+        #expect(row.filter { $0 == "┫" }.count == 6)
+        let runs = row.dropFirst(4).split(whereSeparator: { "┣┫━·".contains($0) }).map(String.init)
+        #expect(runs.count == 6)
+        for run in runs {
+            let whole = run.hasPrefix("a long label ") && run.count == 14
+            let marker = run.count == 1 && lines.contains { $0.contains("\(run) = a long label ") }
+            #expect(whole || marker, "\"\(run)\" is neither a whole label nor an explained marker:\n\(text)")
+        }
+        for line in lines { #expect(displayWidth(line) <= 40, "\(line)") }
+    }
+
+    @Test("instants at the same moment on one lane, or where a span starts, all keep a mark")
+    func noMarkHidden() {
+        let text = Timeline(terminal: .plain).render(events([
+            (0, "T1", "x", .point), (0, "T1", "y", .point), (0, "T1", "held", .begin), (5, "T1", "z", .point), (5, "T1", "held", .end),
+        ]))
+        let row = String(text.split(separator: "\n")[1])
+        #expect(row.filter { $0 == "*" }.count == 3, "\(row)")
+        #expect(row.contains("[") && row.contains("]"), "\(row)")
+        for label in ["x", "y", "z"] { #expect(row.contains("*\(label)"), "\(row)") }
+    }
+
+    @Test("an event drawn left of another never happened after it, on any lane")
+    func orderAcrossLanes() {
+        let text = Timeline(terminal: .plain).render(events([
+            (0, "T1", "first", .point), (1, "T2", "second", .point), (2, "T1", "third", .point),
+        ]))
+        let rows = text.split(separator: "\n").map(String.init)
+        let first = rows[1].range(of: "*first")!.lowerBound.utf16Offset(in: rows[1])
+        let second = rows[2].range(of: "*second")!.lowerBound.utf16Offset(in: rows[2])
+        let third = rows[1].range(of: "*third")!.lowerBound.utf16Offset(in: rows[1])
+        #expect(first <= second && second <= third)
+    }
+
+    @Test("a localized label is drawn in the language asked for; queries match its English")
+    func localizedLabels() {
+        let trace = Trace()
+        trace.record(Localized("start", ja: "開始"), lane: "T1")
+        trace.span(Localized("work", ja: "作業"), lane: "T1") {}
+        #expect(trace.pointLabels == ["start"])
+        #expect(trace.sequence(of: .begin, "work") == 1)
+        let ja = Timeline(terminal: .plain).render(trace.events, language: .ja)
+        #expect(ja.contains("開始") && ja.contains("作業") && !ja.contains("start"))
+        let en = Timeline(terminal: .plain).render(trace.events, language: .en)
+        #expect(en.contains("start") && !en.contains("開始"))
+    }
+
+    @Test("the list under the lanes wraps long labels within the width")
+    func listWraps() {
+        let long = String(repeating: "word ", count: 30)
+        let text = Timeline(terminal: .plain).render(events([(0, "T1", long, .point), (10, "T1", "end", .point)]))
+        for line in text.split(separator: "\n") { #expect(displayWidth(String(line)) <= 80, "\(line)") }
+        #expect(text.contains("word word"))
+    }
+
+    @Test("a long trace with a label per event still fits, keeps every mark it can, and says when marks share a cell")
+    func longTrace() {
+        var list: [(UInt64, String, String, Trace.Kind)] = []
+        for i in 0..<600 {
+            let lane = "T\(i % 3 + 1)", label = "call \(i)"
+            list.append((UInt64(i * 10), lane, label, .begin))
+            list.append((UInt64(i * 10 + 5), lane, label, .end))
+        }
+        let clock = ContinuousClock()
+        var text = ""
+        let took = clock.measure { text = Timeline(terminal: .plain).render(events(list)) }
+        #expect(took < .seconds(10), "rendering took \(took)")
+        for line in text.split(separator: "\n") { #expect(displayWidth(String(line)) <= 80, "\(line)") }
+        #expect(text.contains("share a cell"))
+        #expect(text.contains("? = "))
+    }
+
     @Test("says so when nothing was recorded, in both languages")
     func empty() {
         #expect(Timeline(terminal: .plain).render([], language: .en).contains("nothing"))
