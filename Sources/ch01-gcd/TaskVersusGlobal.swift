@@ -13,7 +13,8 @@ extension Chapter01 {
             a `Task {}` inherits the actor of the code that creates it — made on the main actor, it runs on the main actor (the main thread here); \
             `Task.detached {}` and `DispatchQueue.global().async {}` inherit nothing and run on a pool thread. \
             A task also carries its priority and task-local values, returns a handle whose `value` you can `await` and that you can `cancel()`, \
-            and runs on Swift's cooperative pool, which keeps about one thread per core: a task must not block its thread (a semaphore wait, `sleep`), \
+            and, unless an actor's executor runs it (the main actor's is the main thread), runs on Swift's cooperative pool, \
+            which keeps about one thread per core: a task must not block its thread (a semaphore wait, `sleep`), \
             while GCD may add threads when its blocks block. \
             The scenario creates all three from the main actor and reports where each ran.
             """,
@@ -22,7 +23,7 @@ extension Chapter01 {
             `Task {}` は作ったコードのアクターを引き継ぎます。メインアクター上で作ればメインアクター（ここではメインスレッド）で動きます。\
             `Task.detached {}` と `DispatchQueue.global().async {}` は何も引き継がず、プールのスレッドで動きます。\
             タスクは優先度とタスクローカル値も引き継ぎ、`await` で `value` を受け取れて `cancel()` もできるハンドルを返し、\
-            コアあたり約 1 本のスレッドしか持たない Swift の協調スレッドプールで動きます。そのためタスクはスレッドをブロック（セマフォの wait や `sleep`）してはいけません。\
+            アクターのエグゼキュータが動かすのでなければ（メインアクターのエグゼキュータはメインスレッドです）、コアあたり約 1 本のスレッドしか持たない Swift の協調スレッドプールで動きます。そのためタスクはスレッドをブロック（セマフォの `wait()` や `sleep`）してはいけません。\
             GCD のほうはブロックが止まるとスレッドを増やすことがあります。\
             シナリオでは 3 つともメインアクターから作り、それぞれどこで動いたかを報告します。
             """),
