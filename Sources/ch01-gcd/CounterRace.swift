@@ -41,7 +41,7 @@ extension Chapter01 {
             If both read 0 before either writes, both write 1: one increment is lost and the counter ends at 1. \
             One run proves little, so the scenario repeats it `iterations` times and tallies the final values. \
             Read the tally: a single final=1 proves the race. How often it happens depends on the window and on how busy the machine is, \
-            so a tally without one proves nothing; widen the window (run 2 window=200) and it shows. \
+            so a tally without one proves nothing; run it again, or with more iterations (run 2 iterations=5000). \
             The timeline draws the first run that lost an update, one lane per block: the two bars overlap, each from its read to its write. \
             Then the fix: the same two blocks on one serial queue. They can no longer overlap, and the tally shows only final=2.
             """,
@@ -51,7 +51,7 @@ extension Chapter01 {
             片方が書き込んでからもう片方が読めば、カウンタは 2 になります。\
             両方が書き込む前に両方が 0 を読むと、どちらも 1 を書き込み、インクリメントが 1 回消えてカウンタは 1 で終わります。\
             1 回の実行では何もわからないので、`iterations` 回繰り返して最終値を集計します。\
-            集計を読んでください。final=1 が 1 回でもあれば競合の証拠です。その頻度は window とマシンの混み具合で変わるので、1 回も出なくても安全の証明にはなりません。window を広げれば（run 2 window=200）出てきます。\
+            集計を読んでください。final=1 が 1 回でもあれば競合の証拠です。その頻度は window とマシンの混み具合で変わるので、1 回も出なくても安全の証明にはなりません。もう一度、または回数を増やして（run 2 iterations=5000）実行してみてください。\
             タイムラインには更新が消えた最初の実行をブロックごとのレーンで描きます。読み取りから書き込みまでのバーが 2 本重なっているはずです。\
             最後に修正版として、同じ 2 つのブロックを 1 つのシリアルキューで実行します。\
             もう重なりようがなく、集計は final=2 だけになります。
@@ -168,8 +168,8 @@ extension Chapter01 {
             for line in describe(drawn.increments) { context.say(line) }
         } else {
             context.say(Localized(
-                "No update was lost this time; that proves nothing (the timeline draws run 1). Try a wider window, e.g. run 2 window=200.",
-                ja: "今回は更新が消えませんでしたが、それは何の証明にもなりません（タイムラインには 1 回目を描きます）。window を広げてみてください（例: run 2 window=200）。"))
+                "No update was lost this time; that proves nothing (the timeline draws run 1). Run it again, or with more iterations: run 2 iterations=5000.",
+                ja: "今回は更新が消えませんでしたが、それは何の証明にもなりません（タイムラインには 1 回目を描きます）。もう一度、または回数を増やして実行してみてください（run 2 iterations=5000）。"))
         }
         if let drawn { context.trace.replay(spans(of: drawn.increments, context)) }
 

@@ -42,6 +42,13 @@ extension Chapter01 {
                          + padded(formatMilliseconds(contest.alone), to: 10) + padded(contended.0, to: 12) + contended.1)
             context.note("share \(contest.probe)", contest.contended.map { String(format: "%.3f", $0.cpuShare) } ?? "starved")
         }
+        let shares = Dictionary(uniqueKeysWithValues: contests.map { ("\($0.probe)", $0.contended?.cpuShare ?? 0) })
+        guard (shares["userInitiated"] ?? 0) > (shares["background"] ?? 0) else {
+            context.say(Localized(
+                "This time the shares do not show the difference: other work on the machine took the cores the hogs were meant to fill. Run it again; the shares, not the milliseconds, are what to compare.",
+                ja: "今回は割合に差が出ませんでした。マシン上のほかの処理が、ブロックで埋めるはずだったコアを使っていたのです。もう一度実行してください。比べるのはミリ秒ではなく割合です。"))
+            return
+        }
         context.say(Localized(
             "Read the CPU share: the userInitiated block kept most of a core beside the background hogs, while the background block got a small slice beside userInitiated ones and took many times longer. QoS did not decide who started first; it decided who got the CPU while both wanted it. Other load on the machine changes the milliseconds, much less the shares.",
             ja: "CPU の割合を読んでください。`.userInitiated` のブロックは `.background` のブロックの横でもコアの大部分を使えましたが、`.background` のブロックは `.userInitiated` のブロックの横ではわずかしか使えず、何倍も時間がかかりました。QoS はどちらが先に始まるかを決めたのではなく、両方が CPU を欲しがっているときに誰が CPU を使えるかを決めたのです。マシンのほかの負荷でミリ秒は変わりますが、割合はそれほど変わりません。"))
