@@ -20,7 +20,7 @@ public struct Property: Sendable, Hashable {
         id: "deadlock",
         name: Localized("finishes (no deadlock)", ja: "終わる（デッドロックしない）"),
         rule: Localized("Every call returns, and every callback comes, within the deadline.",
-                        ja: "すべての呼び出しが戻り、すべてのコールバックが期限内に呼ばれる。"))
+                        ja: "期限内に、すべての呼び出しが戻り、すべてのコールバックが呼ばれる。"))
 
     /// Every explored check has it: one schedule, run twice, runs the same way.
     public static let freshState = Property(

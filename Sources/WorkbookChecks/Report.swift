@@ -24,7 +24,7 @@ public enum Report {
             lines.append("")
             lines.append(t(Localized(
                 "  Schedule found by \(schedule.search.localized.en), \(schedule.deviations) preemption(s) (⟲), one job at a time:",
-                ja: "  \(schedule.search.localized.ja)で見つけたスケジュール、プリエンプション \(schedule.deviations) 回（⟲）、1 度に 1 ジョブ:")))
+                ja: "  \(schedule.search.localized.ja)で見つけたスケジュール、プリエンプション \(schedule.deviations) 回（⟲）、一度に 1 ジョブずつ:")))
             for step in schedule.steps {
                 let passed = step.checkpoints.isEmpty ? "" : " → " + step.checkpoints.joined(separator: " → ")
                 let mark = step.isDeviation ? terminal.paint(" ⟲", .yellow) : ""
@@ -32,7 +32,7 @@ public enum Report {
             }
             lines.append(t(Localized("  Replay token: ", ja: "  リプレイトークン: ")) + schedule.token.description)
             if !schedule.uncontrolled.isEmpty {
-                lines.append(t(Localized("  Uncontrolled: ", ja: "  制御外: ")) + schedule.uncontrolled.joined(separator: "; "))
+                lines.append(t(Localized("  Uncontrolled: ", ja: "  エクスプローラが制御しなかったもの: ")) + schedule.uncontrolled.joined(separator: "; "))
             }
         }
         let events = failure.schedule.map { $0.traceEvents(language) } ?? failure.events

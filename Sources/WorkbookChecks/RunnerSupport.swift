@@ -212,7 +212,7 @@ public enum PropertyTables {
             id: VerdictProperty.dataRace,
             name: Localized("no data race", ja: "データ競合がない"),
             rule: Localized("ThreadSanitizer sees no two accesses to the same memory, one a write, that nothing orders.",
-                            ja: "同じメモリへの 2 つのアクセス（一方は書き込み）で、順序付けのないものを ThreadSanitizer が見ない。"))
+                            ja: "同じメモリへの順序付けのない 2 つのアクセス（一方は書き込み）を、ThreadSanitizer が 1 つも検出しない。"))
         var lines = [begin]
         for (exercise, properties) in exercises {
             lines.append("")

@@ -210,7 +210,7 @@ public func describeSignal(_ signal: Int32) -> Localized {
     switch signal {
     case SIGILL: Localized("SIGILL (illegal instruction: a trap in the Swift runtime or libdispatch)", ja: "SIGILL（不正命令: Swift ランタイムまたは libdispatch のトラップ）")
     case SIGTRAP: Localized("SIGTRAP (a Swift runtime trap)", ja: "SIGTRAP（Swift ランタイムのトラップ）")
-    case SIGABRT: Localized("SIGABRT (abort)", ja: "SIGABRT（abort）")
+    case SIGABRT: Localized("SIGABRT (abort)", ja: "SIGABRT（abort() による異常終了）")
     case SIGSEGV: Localized("SIGSEGV (invalid memory access)", ja: "SIGSEGV（不正なメモリアクセス）")
     case SIGBUS: Localized("SIGBUS (invalid memory access)", ja: "SIGBUS（不正なメモリアクセス）")
     case SIGKILL: Localized("SIGKILL (killed)", ja: "SIGKILL（強制終了）")

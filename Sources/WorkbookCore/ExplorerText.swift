@@ -10,7 +10,7 @@ extension Entity {
         case let .named(name): name
         case .actor: "アクター"
         case let .timer(owner): owner.map { "タイマー（\($0.localized.ja)）" } ?? "タイマー"
-        case let .onMainActor(entity): "\(entity.localized.ja)（MainActor 上）"
+        case let .onMainActor(entity): "\(entity.localized.ja)（メインアクター上）"
         }
         return Localized(description, ja: ja)
     }

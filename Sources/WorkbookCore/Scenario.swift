@@ -101,7 +101,7 @@ public enum KnobError: Error, Equatable {
                 "\(knob)=\(value) is outside \(range.lowerBound)...\(range.upperBound)",
                 ja: "\(knob)=\(value) は範囲 \(range.lowerBound)...\(range.upperBound) の外です")
         case let .malformed(text):
-            return Localized("'\(text)' is not name=number", ja: "'\(text)' は 名前=数値 の形ではありません")
+            return Localized("'\(text)' is not name=number", ja: "'\(text)' は「名前=数値」の形ではありません")
         }
     }
 }

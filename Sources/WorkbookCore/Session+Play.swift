@@ -109,7 +109,7 @@ extension Session {
     }
 
     private func showChoices(_ point: Explorer.ChoicePoint) {
-        write(t(Localized("step \(point.step) — ready to run:", ja: "ステップ \(point.step) — 実行可能:")))
+        write(t(Localized("step \(point.step) — ready to run:", ja: "ステップ \(point.step) — 準備済み:")))
         for (index, entry) in point.ready.enumerated() {
             let next: String
             if entry.who == .actor {
@@ -132,7 +132,7 @@ extension Session {
         write(terminal.paint(line, verdict == .forbidden ? .red : verdict == .interesting ? .yellow : .green))
         if verdict == .forbidden { write(t(game.explanation)) }
         if !report.uncontrolled.isEmpty {
-            write(t(Localized("Uncontrolled: ", ja: "制御外: ")) + report.uncontrolled.joined(separator: "; "))
+            write(t(Localized("Uncontrolled: ", ja: "エクスプローラが制御しなかったもの: ")) + report.uncontrolled.joined(separator: "; "))
         }
         write(t(Localized("Replay this schedule: ", ja: "このスケジュールを再現: ")) + "replay \(number) \(report.token)")
         if showsTimeline {

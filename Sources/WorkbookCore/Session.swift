@@ -298,7 +298,7 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
           explain N               シナリオ N の説明、パラメータ、問題
           play                    ゲーム一覧: あなたがスケジューラです
           play N                  ゲーム N: 各ステップで実行するタスクを選ぶ
-          replay N トークン        ゲームのスケジュールをトークンから再現
+          replay N トークン       ゲームのスケジュールをトークンから再現
           timeline on|off         実行後のタイムライン表示を切り替える
           lang en|ja              言語を切り替える
           help                    このヘルプ
@@ -325,7 +325,7 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
         \(e) — \(chapter.title.ja)
 
         使い方: swift run \(e) [オプション]
-          （オプションなし）  対話モード: 'help' でコマンド一覧。パイプ入力は 1 行ずつ実行
+          （オプションなし） 対話モード: 'help' でコマンド一覧。パイプ入力は 1 行ずつ実行
           --list             シナリオ一覧
           --run N [k=v …]    シナリオ N を 1 回実行（パラメータ指定可）
           --all              全シナリオを既定のパラメータで実行

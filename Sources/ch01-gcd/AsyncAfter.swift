@@ -22,7 +22,7 @@ extension Chapter01 {
             ブロックは期限が来てはじめてキューに入るので、表示は期限の順、つまり A B C になります。\
             表には各ブロックの遅れが出ます。\
             期限は「これより前には動かない」という意味で正確な時刻ではなく、システムは CPU を起こす回数を減らすために少し引き延ばすことがあります。\
-            `spacing` をごく小さく（1〜2 ms）すると、その余裕が期限の間隔を超え、順番は保証されなくなります。\
+            `spacing` をごく小さく（1〜2 ms）すると、この遅れの許容幅が期限の間隔を超え、順番は保証されなくなります。\
             シナリオは 3 つのブロックをスリープではなく DispatchGroup で待ちます。
             """),
         knobs: [
@@ -34,7 +34,7 @@ extension Chapter01 {
                 ja: "asyncAfter で C（+30 ms）、A（+10 ms）、B（+20 ms）の順に投入します。表示の順番は？"),
             explanation: Localized(
                 "asyncAfter adds a block to the queue when its deadline passes, so submission order does not matter: A, B, C by deadline. Only when deadlines are a millisecond or two apart can the system's timer slack reorder them.",
-                ja: "asyncAfter は期限が来たときにブロックをキューに加えるので、投入の順番は関係なく、期限順に A, B, C となります。期限の間隔が 1〜2 ms しかないときだけ、システムのタイマーの余裕のせいで順番が入れ替わることがあります。"),
+                ja: "asyncAfter は期限が来たときにブロックをキューに加えるので、投入の順番は関係なく、期限順に A, B, C となります。期限の間隔が 1〜2 ms しかないときだけ、システムのタイマーの遅れの許容幅（slack）のせいで順番が入れ替わることがあります。"),
             isPossible: { $0 == "ABC" })
     ) { context in
         try await blocking { try runAsyncAfter(context) }

@@ -21,15 +21,15 @@ extension Chapter01 {
             ja: """
             読み手と書き手が、コンカレントキュー上の 1 つの値を共有します。\
             読み取りは普通の `async` ブロックなので同時にいくつも動けますが、書き込みは `async(flags: .barrier)` のブロックです。\
-            バリアブロックは、先に投入されたブロックがすべて終わるのを待って単独で実行し、終わってから後続のブロックを開始させます。\
+            バリアブロックは、先に投入されたブロックがすべて終わるのを待ってから単独で実行され、それが終わって初めて後から投入されたブロックが始まります。\
             タイムラインでは、読み取り（R1、R2 …）は別々のスレッドで重なり、書き込み（W1 …）はそれぞれ単独の隙間に収まります。\
-            書き込みの後に投入された読み手は、書き込まれた値を見ます。\
-            同時に動く読み手の数は GCD が使うコア数で頭打ちになり、書き込みと重なったブロックの数は必ず 0 です。\
+            書き込みより後に投入された読み手は、どれもその値を読みます。\
+            同時に動く読み手の数は GCD が使うコア数で頭打ちになり、書き込みと重なったブロックの数は 0 でなければなりません。\
             バリアが効くのは `.concurrent` を付けて自分で作ったキューだけで、グローバルキューではただのブロックになります。
             """),
         knobs: [
             .init("readers", default: 4, range: 1...32, help: Localized("read blocks", ja: "読み取りブロックの数")),
-            .init("writers", default: 1, range: 0...8, help: Localized("barrier write blocks, spread among the reads", ja: "バリア書き込みブロックの数（読み取りの間に散らばります）")),
+            .init("writers", default: 1, range: 0...8, help: Localized("barrier write blocks, spread among the reads", ja: "読み取りの間に散らして投入するバリア書き込みブロックの数")),
         ]
     ) { context in
         try await blocking { try runBarrier(context) }
@@ -109,11 +109,11 @@ extension Chapter01 {
         context.note("overlaps with write", String(final.overlapsWithWrite))
         context.say(Localized(
             "At most \(final.maxReaders) reader(s) ran at once (this machine has \(ProcessInfo.processInfo.activeProcessorCount) cores); blocks that overlapped a write: \(final.overlapsWithWrite).",
-            ja: "同時に動いた読み手は最大 \(final.maxReaders)（このマシンのコア数は \(ProcessInfo.processInfo.activeProcessorCount)）。書き込みと重なったブロック: \(final.overlapsWithWrite)。"))
+            ja: "同時に動いた読み手は最大 \(final.maxReaders) 個（このマシンのコア数は \(ProcessInfo.processInfo.activeProcessorCount)）。書き込みと重なったブロック: \(final.overlapsWithWrite)。"))
         if final.maxReaders == 1 && readers > 1 {
             context.say(Localized(
                 "This time the reads did not overlap: GCD had not woken a second pool thread in time. Nothing forbids it; run it again.",
-                ja: "今回は読み取りが重なりませんでした。GCD が 2 本目のプールスレッドを間に合うように起こさなかったためです。禁止されているわけではないので、もう一度実行してみてください。"))
+                ja: "今回は読み取りが重なりませんでした。GCD が 2 本目のプールスレッドを間に合うように起こさなかったのです。禁止されているわけではないので、もう一度実行してみてください。"))
         }
     }
 }

@@ -49,10 +49,10 @@ extension Chapter01 {
             2 つのブロックを `DispatchQueue.global()` で実行します。\
             それぞれ共有カウンタを読み、少し別の処理（`window`）をしてから、読んだ値 + 1 を書き込みます。両方が動き出すまでスタートラインで待ち合わせるので、2 つは同時に始まります。\
             片方が書き込んでからもう片方が読めば、カウンタは 2 になります。\
-            両方が書き込む前に両方が 0 を読むと、どちらも 1 を書き込み、インクリメントが 1 回消えてカウンタは 1 で終わります。\
-            1 回の実行では何もわからないので、`iterations` 回繰り返して最終値を集計します。\
-            集計を読んでください。final=1 が 1 回でもあれば競合の証拠です。その頻度は window とマシンの混み具合で変わるので、1 回も出なくても安全の証明にはなりません。もう一度、または回数を増やして（run 2 iterations=5000）実行してみてください。\
-            タイムラインには更新が消えた最初の実行をブロックごとのレーンで描きます。読み取りから書き込みまでのバーが 2 本重なっているはずです。\
+            どちらかが書き込む前に両方が 0 を読むと、どちらも 1 を書き込み、インクリメントが 1 回失われてカウンタは 1 で終わります。\
+            1 回の実行ではほとんど何もわからないので、`iterations` 回繰り返して最終値を集計します。\
+            集計を読んでください。final=1 が 1 回でもあれば競合状態の証拠です。その頻度は window とマシンの混み具合で変わるので、1 回も出ない集計は何の証明にもなりません。もう一度、または回数を増やして（run 2 iterations=5000）実行してみてください。\
+            タイムラインには更新が失われた最初の実行をブロックごとのレーンで描きます。読み取りから書き込みまでのバーが 2 本、重なっています。\
             最後に修正版として、同じ 2 つのブロックを 1 つのシリアルキューで実行します。\
             もう重なりようがなく、集計は final=2 だけになります。
             """),
@@ -61,7 +61,7 @@ extension Chapter01 {
                   help: Localized("how many runs to tally", ja: "集計する実行回数")),
             .init("window", default: 20, range: 0...1000,
                   help: Localized("µs of work between the read and the write (0: adjacent, which still collide sometimes)",
-                                  ja: "読み取りと書き込みの間の処理の長さ（µs）。0 なら隣り合わせだが、それでもときどき衝突する")),
+                                  ja: "読み取りと書き込みの間の処理の長さ（µs）。0 は隣り合わせ（それでもときどき競合する）")),
         ],
         prediction: .init(
             question: Localized(
@@ -69,7 +69,7 @@ extension Chapter01 {
                 ja: "競合する 2 つのブロックを 1 回実行したあと、カウンタの最終値はいくつでしょう？"),
             explanation: Localized(
                 "Both 2 and 1 are possible. Nothing orders the two read-then-write sequences, so both blocks may read 0 and both write 1: a lost update. The tally shows how often each happens on this machine; the serial queue makes 2 the only outcome.",
-                ja: "2 も 1 もありえます。2 つの「読んでから書く」処理には順序の保証がないため、両方が 0 を読んで両方が 1 を書くことがあります（更新の消失）。集計を見ると、このマシンでそれぞれどのくらい起きるかがわかります。シリアルキューにすれば 2 しか起きません。"),
+                ja: "2 も 1 もあり得ます。2 つの「読んでから書く」処理には順序の保証がないため、両方が 0 を読んで両方が 1 を書くことがあります（更新の消失）。集計を見ると、このマシンでそれぞれどのくらい起きるかがわかります。シリアルキューにすれば結果は 2 だけになります。"),
             observe: { $0.noted("first final") ?? "" },
             isPossible: { $0 == "1" || $0 == "2" })
     ) { context in
@@ -143,7 +143,7 @@ extension Chapter01 {
 
         context.say(Localized(
             "Racy: two blocks on DispatchQueue.global() share an unprotected counter (window \(window) µs), \(iterations) runs:",
-            ja: "競合あり: DispatchQueue.global() 上の 2 つのブロックが保護のないカウンタを共有（window \(window) µs）、\(iterations) 回:"))
+            ja: "競合あり: DispatchQueue.global() 上の 2 つのブロックが保護されていないカウンタを共有（window \(window) µs）、\(iterations) 回:"))
         var racy = OutcomeTally(classify: classifyFinalValue)
         var drawn: (run: Int, final: Int, increments: [Increment])?
         var together = 0
@@ -159,17 +159,17 @@ extension Chapter01 {
         context.note("racy lost updates", String(racy.forbiddenCount))
         context.say(Localized(
             "Both blocks were running at the same moment in \(together) of \(iterations) runs; in the others one ran after the other (one pool thread for both, or a core busy elsewhere), and those cannot lose an update.",
-            ja: "2 つのブロックが同時に動いていたのは \(iterations) 回中 \(together) 回でした。それ以外は片方が終わってからもう片方が動いており（1 本のスレッドで両方を実行した、別の処理がコアを使っていた、など）、その場合は更新は消えません。"))
+            ja: "2 つのブロックが同時に動いていたのは \(iterations) 回中 \(together) 回でした。それ以外は片方が終わってからもう片方が動いており（1 本のプールスレッドが両方を実行した、別の処理がコアを使っていた、など）、その場合は更新は失われません。"))
         context.trace.record(Localized("racy", ja: "競合あり"))
         if let drawn, drawn.final != 2 {
             context.note("drawn final", String(drawn.final))
             context.say(Localized("The first lost update, in run \(drawn.run) (drawn on the timeline):",
-                                  ja: "最初に更新が消えたのは \(drawn.run) 回目（タイムラインに描きます）:"))
+                                  ja: "最初に更新が失われたのは \(drawn.run) 回目の実行です（タイムラインに描きます）:"))
             for line in describe(drawn.increments) { context.say(line) }
         } else {
             context.say(Localized(
                 "No update was lost this time; that proves nothing (the timeline draws run 1). Run it again, or with more iterations: run 2 iterations=5000.",
-                ja: "今回は更新が消えませんでしたが、それは何の証明にもなりません（タイムラインには 1 回目を描きます）。もう一度、または回数を増やして実行してみてください（run 2 iterations=5000）。"))
+                ja: "今回は更新が失われませんでしたが、それは何の証明にもなりません（タイムラインには 1 回目を描きます）。もう一度、または回数を増やして実行してみてください（run 2 iterations=5000）。"))
         }
         if let drawn { context.trace.replay(spans(of: drawn.increments, context)) }
 

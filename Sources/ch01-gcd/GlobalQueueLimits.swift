@@ -21,21 +21,21 @@ extension Chapter01 {
             """,
             ja: """
             同じ 2 つの実験を、自分で作ったコンカレントキューと `DispatchQueue.global()` の両方で行います。\
-            1) 読み取りのブロックが動いている間に `flags: .barrier` 付きのブロックを投入します。読み取り側は、バリアが隣で始まるかどうかを待って確かめます（自作のキューでは 0.2 秒、グローバルキューでは最大 2 秒）。\
+            1) 読み取りのブロックが動いている間に `flags: .barrier` 付きのブロックを投入します。読み取り側は、バリアが並んで始まるかどうかを待って確かめます（自作のキューでは 0.2 秒、グローバルキューでは最大 2 秒）。\
             自作のキューではバリアは読み取りの終了を待つので、読み取り側には何も見えず、待つのをあきらめます。グローバルキューではバリアはすぐに始まり、読み取りと重なります。そこではただのブロックなのです。\
-            2) キューを `suspend()` してからブロックを投入します。自作のキューではブロックは `resume()` まで待ちますが、グローバルキューではそのまま動きます。\
+            2) キューを一時停止（`suspend()`）してからブロックを投入します。自作のキューではブロックは `resume()` まで待ちますが、グローバルキューではそのまま動きます。\
             Apple のドキュメントにも、グローバルキューへのバリアは普通の `async` と同じに振る舞い、`suspend()` は効果がないと書かれています。\
-            ですから readers/writers には自分で作ったキューが必要で（§7）、処理を一時停止したいときも自分のキューを使います。\
-            順番はすべてセマフォで決めています。時間の上限は、規則上いつまでも応えがないはずの待ちを終わらせるためだけのものです\
+            ですから読み手と書き手には自分で作ったキューが必要で（§7）、処理を一時停止したいときも自分のキューを使います。\
+            順番はすべてセマフォで決めています。時間の上限は、規則どおりならいつまでも終わらないはずの待ちを打ち切るためだけのものです\
             （グローバルキューの上限が長いのは、プールが混んでいるとブロックにスレッドが割り当てられるまで時間がかかることがあるからです）。
             """),
         prediction: .init(
             question: Localized(
                 "On DispatchQueue.global(), does a block submitted with flags: .barrier wait for the running reader? (yes/no)",
-                ja: "`DispatchQueue.global()` で `flags: .barrier` 付きのブロックは、動いている読み取りを待ちますか？（yes/no）"),
+                ja: "`DispatchQueue.global()` に `flags: .barrier` 付きで投入したブロックは、実行中の読み取りを待ちますか？（yes/no）"),
             explanation: Localized(
                 "No. The global queues are shared by the whole process, so nobody may stop them: a barrier there is an ordinary block, and suspend() is ignored. Use a concurrent queue you create.",
-                ja: "待ちません（no）。グローバルキューはプロセス全体で共有されているので、誰も止めることができません。そこではバリアはただのブロックで、suspend() も無視されます。自分で作ったコンカレントキューを使ってください。"),
+                ja: "待ちません（no）。グローバルキューはプロセス全体で共有されているので、誰もせき止めてはいけません。そこではバリアはただのブロックで、suspend() も無視されます。自分で作ったコンカレントキューを使ってください。"),
             observe: { $0.noted("global barrier waited") == "true" ? "YES" : "NO" },
             isPossible: { $0 == "NO" })
     ) { context in
@@ -58,13 +58,13 @@ extension Chapter01 {
                 : Localized("  \(name.en): the barrier started while the reader was still running.",
                             ja: "  \(name.ja): バリアは読み取りがまだ動いている間に始まりました。"))
         }
-        context.say(Localized("2) A block submitted to a suspended queue:", ja: "2) `suspend()` したキューに投入したブロック:"))
+        context.say(Localized("2) A block submitted to a suspended queue:", ja: "2) 一時停止したキューに投入したブロック:"))
         for (key, name, queue) in queues {
             let ranWhileSuspended = try runsWhileSuspended(queue, key: key, limit: key == "global" ? 2 : 0.2, context)
             context.note("\(key) ran while suspended", String(ranWhileSuspended))
             context.say(ranWhileSuspended
                 ? Localized("  \(name.en): the block ran although the queue was suspended.",
-                            ja: "  \(name.ja): キューを `suspend()` していたのにブロックが動きました。")
+                            ja: "  \(name.ja): キューを一時停止していたのにブロックが動きました。")
                 : Localized("  \(name.en): the block waited for resume().", ja: "  \(name.ja): ブロックは resume() まで待ちました。"))
         }
     }
@@ -100,7 +100,7 @@ extension Chapter01 {
     private static func runsWhileSuspended(_ queue: DispatchQueue, key: String, limit: Double, _ context: ScenarioContext) throws -> Bool {
         let ran = DispatchSemaphore(value: 0)
         let prefix = shortName(key)
-        let label = Localized("\(prefix.en): suspended", ja: "\(prefix.ja): 停止中")
+        let label = Localized("\(prefix.en): suspended", ja: "\(prefix.ja): 一時停止中")
         let caller = context.trace.currentThreadLane()
         queue.suspend()
         context.trace.begin(label, lane: caller)

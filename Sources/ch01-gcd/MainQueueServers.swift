@@ -25,11 +25,11 @@ extension Chapter01 {
         var description: Localized {
             switch self {
             case .asyncMain:
-                Localized("runs top-level async code", ja: "トップレベルの async コード")
+                Localized("runs top-level async code", ja: "トップレベルの async コードを実行")
             case .dispatchMain:
                 Localized("calls dispatchMain()", ja: "dispatchMain() を呼ぶ")
             case .blocked:
-                Localized("blocked in a wait", ja: "待機でブロック中")
+                Localized("blocked in a wait", ja: "待ちでブロックされている")
             }
         }
     }
@@ -78,13 +78,13 @@ extension Chapter01 {
     static func runMainThreadUses(_ context: ScenarioContext) {
         context.say(Localized(
             "Three small programs (child processes) submit the same main.async block and @MainActor task, then use their main thread differently:",
-            ja: "3 つの小さなプログラム（子プロセス）が同じ main.async のブロックと @MainActor のタスクを投入し、メインスレッドをそれぞれ別の使い方をします:"))
-        var rows = [[Localized("the main thread …", ja: "メインスレッドは …"), Localized("main.async ran", ja: "main.async"),
-                     Localized("@MainActor ran", ja: "@MainActor")].map { $0.text(context.language) }]
+            ja: "3 つの小さなプログラム（子プロセス）が同じ main.async のブロックと @MainActor のタスクを投入し、その後メインスレッドをそれぞれ別の形で使います:"))
+        var rows = [[Localized("the main thread …", ja: "メインスレッドは …"), Localized("main.async ran", ja: "main.async の実行場所"),
+                     Localized("@MainActor ran", ja: "@MainActor の実行場所")].map { $0.text(context.language) }]
         defer {
             let widths = (0..<2).map { column in rows.map { displayWidth($0[column]) }.max()! + 2 }
             for row in rows { context.show("  " + padded(row[0], to: widths[0]) + padded(row[1], to: widths[1]) + row[2]) }
-            context.say(Localized("(never: not within the 1 s the child waits)", ja: "（実行されず: 子プロセスが待つ 1 秒のうちには実行されなかった）"))
+            context.say(Localized("(never: not within the 1 s the child waits)", ja: "（実行されず: 子プロセスが待つ 1 秒以内には実行されなかった）"))
             context.say(explanation)
         }
         for (number, use) in MainThreadUse.allCases.enumerated() {
@@ -123,6 +123,6 @@ extension Chapter01 {
             dispatchMain() はメインスレッドを休止させ、以後 libdispatch はメインキューのブロックをプールのスレッドで実行します（Apple の libdispatch も同じです）。\
             トップレベルの async コードはメインスレッドを Swift のランタイムに渡します。Linux ではランタイムが dispatchMain() を呼ぶので、最初の `await` の後のメインアクターのコードはメインスレッド以外で動きます。\
             Apple のプラットフォームでは CoreFoundation が読み込まれていればメインのランループ（CFRunLoopRun）を回すので、メインスレッドのままです。\
-            メインスレッドが生きていてもブロックしていれば何も処理されず、処理は待たされるだけです。
+            メインスレッドが生きていてもブロックされていれば何も処理されず、処理は待たされるだけです。
             """)
 }

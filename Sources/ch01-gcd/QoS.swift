@@ -21,13 +21,13 @@ extension Chapter01 {
             """,
             ja: """
             `.background` から `.userInteractive` までの各クラスで `DispatchQueue.global(qos:)` に処理を投入し、ブロックごとに自分のスレッドの様子を報告させます。\
-            QoS はスケジューラへのお願いであって順序の保証ではないので、どのブロックが先に終わるかはここからは言えません。\
-            Linux の libdispatch はクラスごとにスレッドプールを持ち、クラスをスレッドの nice 値に変えます。\
+            QoS はスケジューラへの要望であって、順序を決めるものではありません。どのブロックが先に終わるかは、ここからは何もわかりません。\
+            Linux の libdispatch はクラスごとにスレッドプールを持ち、クラスをスレッドの nice 値に対応させます。\
             表にはカーネルが報告する値が出ており、スレッド名からはプールがわかります。\
-            nice 値は何かを先に動かすものではありません。1 つのコアをスレッドが取り合うときに、それぞれが得る CPU 時間の比率を決めるものです。\
+            nice 値は何かを先に動かすものではありません。1 つのコアをスレッドが取り合うときに、それぞれが得る CPU 時間の比率に重みを付けるものです。\
             Linux では `Thread.current.qualityOfService` が連動しておらず、どのキューでも同じ値になります。\
             Apple のプラットフォームでは代わりに `qos_class_self()` を表示します。そちらではクラスがタイマーや I/O、どのコアで動くかにも影響します。\
-            いずれにしても効果が出るのは CPU の取り合いがあるときだけなので、後半ではわざと取り合いを起こします。\
+            いずれにしても効果が出るのは CPU の取り合いがあるときだけなので、パート 2 ではわざと取り合いを起こします。\
             あるクラスのブロックですべてのコアを埋め、別のクラスで決まった量の処理を 1 つ実行して、単独で実行したときの時間と比べます。
             """),
         knobs: [
@@ -88,14 +88,14 @@ extension Chapter01 {
         #if canImport(Glibc)
         context.say(Localized(
             "Thread names are the last 15 characters of the pool's name (Linux keeps at most 15), e.g. com.apple.root.default-qos → oot.default-qos.",
-            ja: "スレッド名はプール名の末尾 15 文字です（Linux は 15 文字までしか保持しません）。例: com.apple.root.default-qos → oot.default-qos"))
+            ja: "スレッド名はプール名の末尾 15 文字です（Linux は 15 文字までしか保持しません）。例: com.apple.root.default-qos → oot.default-qos。"))
         #endif
         let initiatedLanes = Set((observed["userInitiated"] ?? []).map(\.lane))
         let interactiveLanes = Set((observed["userInteractive"] ?? []).map(\.lane))
         if !initiatedLanes.isDisjoint(with: interactiveLanes) {
             context.say(Localized(
                 "userInitiated and userInteractive work ran on the same threads: one pool serves both here.",
-                ja: "userInitiated と userInteractive の処理が同じスレッドで動きました。ここでは 1 つのプールが両方を受け持っています。"))
+                ja: "userInitiated と userInteractive の処理が同じスレッドで動きました。ここでは 1 つのプールが両方を処理しています。"))
         }
         context.show("")
         try runQoSContention(context)

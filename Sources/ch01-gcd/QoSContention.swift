@@ -23,13 +23,13 @@ extension Chapter01 {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         context.say(Localized(
             "Under contention: \(cores) hog(s) at one class keep every core busy; one block of fixed work runs at another class.",
-            ja: "CPU の取り合い: あるクラスのブロック（\(cores) 個）ですべてのコアを埋め、別のクラスで決まった量の処理を 1 つ実行します。"))
+            ja: "CPU の取り合い: あるクラスで CPU を占有するブロック（\(cores) 個）ですべてのコアを埋め、別のクラスで決まった量の処理を 1 つ実行します。"))
         let work = calibratedWork(milliseconds: 5)
         let contests = [
             try contest(hogs: .background, probe: .userInitiated, cores: cores, work: work, context),
             try contest(hogs: .userInitiated, probe: .background, cores: cores, work: work, context),
         ]
-        let headers = [Localized("hogs (every core)", ja: "埋める側（全コア）"), Localized("block", ja: "計測するブロック"),
+        let headers = [Localized("hogs (every core)", ja: "占有する側（全コア）"), Localized("block", ja: "計測するブロック"),
                        Localized("alone", ja: "単独"), Localized("contended", ja: "取り合い中"),
                        Localized("CPU share", ja: "CPU の割合")]
             .map { $0.text(context.language) }
@@ -93,7 +93,7 @@ extension Chapter01 {
             _ = hogsDone.wait(timeout: .now() + 5)
         }
         for _ in 0..<cores {
-            try wait(for: hogsRunning, Localized("the hogs did not start", ja: "CPU を埋めるブロックが始まりませんでした"))
+            try wait(for: hogsRunning, Localized("the hogs did not start", ja: "CPU を占有するブロックが始まりませんでした"))
         }
         let timed = try timedProbe(probeClass, work: work, context, label: ".\(probeClass)", limitSeconds: 2)
         return QoSContest(hogs: hogClass, probe: probeClass, alone: alone, contended: timed)

@@ -20,11 +20,11 @@ extension Chapter01 {
             """,
             ja: """
             ブロックを `DispatchQueue.main`、`@MainActor` のタスク、`DispatchQueue.global()`、プライベートなシリアルキューの 4 か所に送り、それぞれレーンと `Thread.isMainThread` を記録させます。\
-            メインキューとメインアクターはメインスレッドで動きます。ここでそうなるのは、このプログラムがメインスレッドで RunLoop を回しているからです。\
-            後半では、メインスレッドがメインキューを処理しないプログラムを見せます。そこではメインキューのブロックは別のスレッドで動くか、まったく動きません。\
+            メインキューとメインアクターはメインスレッドで動きます。ここでそうなるのは、このプログラムがメインスレッドでランループを回しているからです。\
+            パート 2 では、メインスレッドがメインキューを処理しないプログラムを見せます。そこではメインキューのブロックは別のスレッドで動くか、まったく動きません。\
             グローバルキューのブロックはプールのスレッド（T2、T3 …）で同時にいくつも動きます。\
             プライベートなシリアルキューはブロックを 1 つずつ実行しますが、同じスレッドとは限りません。\
-            2 回の投入の間に別のキューのブロックが最初のスレッドを使い続けるので、キューは別のスレッドへ移ります。\
+            2 回に分けた投入の間、別のキューのブロックが最初のスレッドを使い続けるので、キューは単に別のスレッドへ移ります。\
             Linux では最後の列がカーネル上のスレッド名で、libdispatch はプールのスレッドにルートキューの名前を付けます。
             """)
     ) { context in
@@ -71,7 +71,7 @@ extension Chapter01 {
                 gaveUp.withLock { $0 = true }
                 context.say(Localized(
                     "  \(name): did not run within 1 s — this process's main thread is busy or blocked, so main-queue work waits.",
-                    ja: "  \(name): 1 秒以内に実行されませんでした。このプロセスのメインスレッドは忙しいかブロックしているので、メインキューの処理は待たされます。"))
+                    ja: "  \(name): 1 秒以内に実行されませんでした。このプロセスのメインスレッドは忙しいかブロックされているので、メインキューの処理は待たされます。"))
             }
         }
         runOnMain("main.async") { body in DispatchQueue.main.async(execute: body) }
@@ -130,7 +130,7 @@ extension Chapter01 {
         let globalLanes = Set(all.filter { $0.queue == "global" }.map(\.probe.lane))
         context.say(Localized(
             "The global queue used \(globalLanes.count) thread(s); the private serial queue used \(privateLanes.count) (\(privateLanes.sorted().joined(separator: ", "))), one block at a time.",
-            ja: "グローバルキューは \(globalLanes.count) 本のスレッドを使い、プライベートなシリアルキューは \(privateLanes.count) 本（\(privateLanes.sorted().joined(separator: ", "))）を 1 ブロックずつ使いました。"))
+            ja: "グローバルキューは \(globalLanes.count) 本のスレッドを使い、プライベートなシリアルキューは \(privateLanes.count) 本（\(privateLanes.sorted().joined(separator: ", "))）を使い、ブロックを 1 つずつ実行しました。"))
         context.note("private lanes", String(privateLanes.count))
         let offMain = all.filter { ["main.async", "@MainActor"].contains($0.queue) && !$0.probe.isMainThread }.map(\.queue)
         if !offMain.isEmpty {

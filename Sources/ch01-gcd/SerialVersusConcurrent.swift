@@ -32,7 +32,7 @@ extension Chapter01 {
                 ja: "シリアルキューでは A, B, C はどの順番で表示されるでしょう？（処理時間は A が 3 ms、B が 2 ms、C が 1 ms です）"),
             explanation: Localized(
                 "A serial queue starts a block only when the one before it has finished, in the order they were submitted. How long each block works does not matter: ABC is the only possible order.",
-                ja: "シリアルキューは前のブロックが終わってから、投入された順に次のブロックを始めます。各ブロックの長さは関係なく、ABC 以外の順番はありえません。"),
+                ja: "シリアルキューは前のブロックが終わってから、投入された順に次のブロックを始めます。各ブロックの長さは関係なく、ABC 以外の順番はあり得ません。"),
             observe: { $0.noted("serial") ?? "" },
             isPossible: { $0 == "ABC" })
     ) { context in

@@ -5,7 +5,7 @@ extension Chapter01 {
     /// `suspend()` stops a queue from starting new blocks; it does not interrupt the running one.
     static let suspendResume = Scenario(
         slug: "suspend-resume",
-        title: Localized("suspend and resume a queue", ja: "キューの suspend() と resume()"),
+        title: Localized("suspend and resume a queue", ja: "キューの一時停止と再開（`suspend()`/`resume()`）"),
         narration: Localized(
             """
             Block 1 on a serial queue prints A, waits for the caller's signal, then prints B. \
@@ -18,17 +18,17 @@ extension Chapter01 {
             """,
             ja: """
             シリアルキューのブロック 1 は A を表示し、呼び出し側の合図を待ってから B を表示します。\
-            その間に呼び出し側はキューを `suspend()` し、ブロック 2（C を表示）を投入して S を表示します。\
-            続いてブロック 1 を終わらせてその終了を待ち、R を表示してからキューを `resume()` します。\
-            `suspend()` は実行中のブロックを中断しないので、ブロック 1 はちゃんと B を表示します。\
+            その間に呼び出し側はキューを一時停止（`suspend()`）し、ブロック 2（C を表示）を投入して S を表示します。\
+            続いてブロック 1 を終わらせてその終了を待ち、R を表示してからキューを再開（`resume()`）します。\
+            `suspend()` は実行中のブロックを中断しないので、ブロック 1 はそれでも B を表示します。\
             止めるのは次のブロックの開始だけなので、ブロック 2 がずっと前からキューに入っていても、C が R より先に出ることはありません。\
             スリープではなくセマフォで各ステップが前のステップを待つので、順番は毎回同じです。\
-            `suspend()` には必ず対になる `resume()` が必要で、`suspend()` したままのキューを解放するとクラッシュします。
+            `suspend()` には必ず対になる `resume()` が必要で、一時停止したままのキューを解放するとクラッシュします。
             """),
         prediction: .init(
             question: Localized(
                 "Block 1 prints A, waits, prints B. Meanwhile the caller suspends the queue, submits block 2 (prints C), prints S, lets block 1 finish and waits for it, prints R, then resumes. Order?",
-                ja: "ブロック 1 は A を表示し、待ってから B を表示します。その間に呼び出し側はキューを suspend() し、ブロック 2（C を表示）を投入して S を表示、ブロック 1 を終わらせて待ち、R を表示してから resume() します。順番は？"),
+                ja: "ブロック 1 は A を表示し、待ってから B を表示します。その間に呼び出し側はキューを一時停止（suspend()）し、ブロック 2（C を表示）を投入して S を表示、ブロック 1 を終わらせてその終了を待ち、R を表示してから再開（resume()）します。表示の順番は？"),
             explanation: Localized(
                 "A S B R C, every time. suspend() lets the running block 1 finish (B), but keeps block 2 from starting until resume(), which comes after R.",
                 ja: "毎回 A S B R C です。suspend() は実行中のブロック 1 を最後まで走らせます（B）が、ブロック 2 は resume() まで始まりません。resume() は R の後です。"),
@@ -45,7 +45,7 @@ extension Chapter01 {
         let blockTwoFinished = DispatchSemaphore(value: 0)
         let caller = context.trace.currentThreadLane()
         let queueLane = context.text(Localized("queue", ja: "キュー"))  // the queue's state, drawn as a lane of its own
-        let suspended = Localized("suspended", ja: "停止中")
+        let suspended = Localized("suspended", ja: "一時停止中")
         /// A little work between steps, only so the timeline spreads them out.
         @Sendable func work() { spin(microseconds: 300) }
 

@@ -21,8 +21,8 @@ extension Chapter01 {
             `queue.sync` はブロックの実行が終わるまで待つので、sync の部分は毎回 A B C になります。\
             B のレーンに注目してください。呼び出し側はどうせ待つので、`sync` はブロックを呼び出し側のスレッドでそのまま実行することが多いのです。\
             `queue.async` はすぐに戻り、ブロックはあとでプールのスレッドで動きます。保証されているのは A が最初であることだけです。\
-            B と C は順序の決まっていない 2 つのスレッドが表示するので、A B C も A C B も起こります。\
-            どちらが多いかはコードではなくマシンの混み具合で決まるので、最後の集計では async の部分を黙って繰り返し、両方を数えます。どちらも間違いではありません。
+            B と C は順序の決まっていない 2 本のスレッドが表示するので、A B C も A C B も起こります。\
+            どちらが多いかはコードではなくマシンの混み具合で決まるので、最後の集計では async の部分を表示せずに繰り返し、両方を数えます。どちらも間違いではありません。
             """),
         prediction: .init(
             question: Localized(
@@ -30,7 +30,7 @@ extension Chapter01 {
                 ja: "async の部分: 呼び出し側が A を表示し、queue.async { B を表示 } を呼び、C を表示します。表示の順番は？"),
             explanation: Localized(
                 "Only A first is guaranteed. async returns at once, so the caller's C and the block's B run on two threads that nothing orders: ACB and ABC are both correct answers, and the tally shows how often each happened here. (With sync, B always comes before C: ABC.)",
-                ja: "保証されているのは A が最初であることだけです。async はすぐに戻るので、呼び出し側の C とブロックの B は順序の決まっていない 2 つのスレッドで動きます。ACB も ABC も正解で、ここでそれぞれどのくらい起きたかは集計でわかります。（sync なら B は必ず C より前、つまり ABC です。）"),
+                ja: "保証されているのは A が最初であることだけです。async はすぐに戻るので、呼び出し側の C とブロックの B は順序の決まっていない 2 本のスレッドで動きます。ACB も ABC も正解で、ここでそれぞれどのくらい起きたかは集計でわかります。（sync なら B は必ず C より前、つまり ABC です。）"),
             observe: { $0.noted("async") ?? "" },
             isPossible: { $0 == "ABC" || $0 == "ACB" })
     ) { context in

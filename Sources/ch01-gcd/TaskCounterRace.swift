@@ -38,7 +38,7 @@ extension Chapter01 {
 
     static let lostUpdateExplanation = Localized(
         "Both tasks read the counter before either wrote it, so both wrote the same value: one increment was lost. Each `await` is a point where another task may run.",
-        ja: "どちらかが書く前に両方のタスクがカウンタを読んだため、同じ値を書き込み、インクリメントが 1 回失われました。`await` のたびに、別のタスクが割り込める地点があります。")
+        ja: "どちらかが書く前に両方のタスクがカウンタを読んだため、同じ値を書き込み、インクリメントが 1 回失われました。`await` の 1 つ 1 つが、別のタスクが実行され得る地点です。")
 
     /// Game 1: you choose which task runs at each step.
     static let taskCounterRaceGame = Game(
@@ -64,7 +64,7 @@ extension Chapter01 {
             Then type `play 1` and be the scheduler yourself.
             """,
             ja: """
-            Swift の並行処理（async/await）版のカウンタ競合です。2 つのタスクと、アクターの中のカウンタ。アクターは 1 回 1 回の呼び出しを安全にしますが、\
+            同じカウンタの競合を、今度は Swift のタスクとアクターで見ます。2 つのタスクと、アクターの中のカウンタ。アクターは 1 回 1 回の呼び出しを安全にしますが、\
             `read()` の後に `write(value + 1)` と書いたインクリメントは、間に `await` を挟んだ 2 回の呼び出しです。\
             エクスプローラはタスクを 1 ジョブずつ実行して順序を選びます。このシナリオはシード付きのランダムなスケジュールを `schedules` 回実行して結果を集計し、\
             更新が失われたスケジュールを 1 つ、リプレイトークン付きで表示します。続けて `play 1` で、あなた自身がスケジューラになってみましょう。

@@ -23,15 +23,15 @@ extension Chapter02 {
             """,
             ja: """
             ダウンロード用のオペレーションはコールバック式の API を呼びます。リクエストを送ると、応答は後で別のスレッドに届きます。\
-            2 つ目のオペレーションはダウンロードに依存し、その結果を使います。偽のサーバーはキューの出方がわかるまで応答を保留するので、毎回同じ筋書きになります。\
+            2 つ目のオペレーションはダウンロードに依存し、その結果を使います。フェイクのサーバーは、キューがどう動くかがはっきりするまで応答を保留するので、毎回同じ筋書きになります。\
             1) 間違ったやり方: `main()` はリクエストを送って戻ります。キューにとって `main()` から戻ることは終わったことを意味するので、\
-            リクエストがまだ飛んでいる（`server` レーン）うちに依存するオペレーションが始まり、nil を読みます。\
-            2) 正しいやり方: `main()` ではなく `start()` をオーバーライドし、`isExecuting` を立てて、処理が続いたまま戻ります。\
+            リクエストがまだ進行中のうちに（`server` レーン）依存するオペレーションが始まり、nil を読みます。\
+            2) 正しいやり方: `main()` ではなく `start()` をオーバーライドし、`isExecuting` を立てて、処理が続いている状態のまま戻ります。\
             応答が届いたら `isFinished` を立て、両方の変化を `willChangeValue`/`didChangeValue(forKey:)` で知らせます。\
             キューは自分のスレッドから状態を読み、応答は別のスレッドから書くので、状態はロックで守ります。\
-            これで依存するオペレーションは応答の後に始まり、結果を受け取れます。（`isAsynchronous = true` が効くのは自分で `start()` を呼ぶときだけで、キューは見ません。）\
-            3) 正しいけれど通知しないやり方: 同じ状態変化を、通知なしで行います。キューは知らされないので依存するオペレーションは永遠に始まらず、誰も報告しません。\
-            シナリオは 300 ms で見切りをつけ、足りなかった通知を送ります。すると依存するオペレーションはすぐに始まります。
+            これで依存するオペレーションは応答の後に始まり、結果を受け取れます。（`isAsynchronous = true` が意味を持つのは自分で `start()` を呼ぶときだけで、キューはこの値を無視します。）\
+            3) 正しいけれど通知しないやり方: 同じ状態変化を、通知なしで行います。キューには知らされないので依存するオペレーションは永遠に始まらず、しかも何も報告されません。\
+            シナリオは 300 ms で見切りをつけ、足りなかった通知を遅れて送ります。すると依存するオペレーションはすぐに始まります。
             """)
     ) { context in
         try await blocking { try runAsyncOperation(context) }
@@ -70,12 +70,12 @@ extension Chapter02 {
             let lane = context.trace.currentThreadLane()  // lanes named as on the chapter's trace
             let result = download.result ?? "nil"
             used.withLock { $0 = result }
-            let label = Localized("dependant", ja: "依存側")
+            let label = Localized("dependant", ja: "依存する側")
             trace.begin(label, lane: lane)
             dependantStarted.signal()  // only now, having read: the scenario may release the reply
             spin(microseconds: 500)
             trace.end(label, lane: lane)
-            context.printLine(Localized("dependant runs, result = \(result)", ja: "依存側が動く、結果 = \(result)"), lane: lane)
+            context.printLine(Localized("dependant runs, result = \(result)", ja: "依存する側が動く、結果 = \(result)"), lane: lane)
         }
         dependant.addDependency(download)
         let queue = OperationQueue()
@@ -135,10 +135,10 @@ extension Chapter02 {
             """,
             ja: """
               300 ms 経っても依存するオペレーションは始まっていません。download.isFinished = \(download.isFinished) なのに、\
-            dependant.isReady = \(dependant.isReady) で、キューにはまだ \(queue.operationCount) 個のオペレーションがあります。知らされていないのです。
+            dependant.isReady = \(dependant.isReady) で、キューにはまだ \(queue.operationCount) 個のオペレーションがあります。キューには一度も知らされていないのです。
             """))
         context.say(Localized("  Sending willChangeValue/didChangeValue(forKey: \"isFinished\") now:",
-                              ja: "  いま willChangeValue/didChangeValue(forKey: \"isFinished\") を送ると:"))
+                              ja: "  ここで willChangeValue/didChangeValue(forKey: \"isFinished\") を送ると:"))
         (download as? AsynchronousDownload)?.announceFinished()
         let rescued = returnsWithin(seconds: 2) { queue.waitUntilAllOperationsAreFinished() }
         context.note("part 3 rescued by the notification", String(rescued))
@@ -207,7 +207,7 @@ private final class ReturnsTooEarlyDownload: DownloadOperation, @unchecked Senda
         trace.span("main()", lane: lane) {
             server.fetch { [self] data in result = data }
         }
-        context.printLine(Localized("main() returns; the request is still in flight", ja: "main() が戻る。リクエストはまだ処理中"), lane: lane)
+        context.printLine(Localized("main() returns; the request is still in flight", ja: "main() が戻る。リクエストはまだ進行中"), lane: lane)
     }
 
     /// Instrumentation only: lets the scenario know that `start()` (which ran `main()`) returned.

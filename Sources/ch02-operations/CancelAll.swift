@@ -25,8 +25,8 @@ extension Chapter02 {
             これはキューにあるすべてのオペレーションに `cancel()` を呼ぶだけで、それ以上のことはしません。待っていたものは飛ばされ、`main()` は一度も動きません。\
             実行中のものは `isCancelled` が true になったまま動き続けます。慎重なものは保存の前に止まり、不注意なものはそのまま保存します。\
             シナリオはキャンセル後に起きた保存の数と、始まらなかったオペレーションを数えます。\
-            教訓: `cancelAllOperations()` は待ちもしないし、何も元に戻しません。\
-            バッチが本当に止まったと知るにはキューを待ち（`waitUntilAllOperationsAreFinished`、シナリオ 7）、副作用の前には必ず `isCancelled` を確かめてください。
+            教訓: `cancelAllOperations()` は待ちませんし、何も元に戻しません。\
+            バッチが本当に止まったことを知るにはキューを待ち（`waitUntilAllOperationsAreFinished`、シナリオ 7）、副作用の前には必ず `isCancelled` を確かめてください。
             """),
         knobs: [
             .init("operations", default: 8, range: 1...40, help: Localized("operations in the batch", ja: "バッチのオペレーション数")),
@@ -114,6 +114,6 @@ extension Chapter02 {
         context.say(Localized("  Saved after the cancel: \(list(result.savedAfterCancel))  (the even ones never check isCancelled)",
                               ja: "  キャンセル後に保存した: \(list(result.savedAfterCancel))（偶数番は isCancelled を確かめません）"))
         context.say(Localized("  Every operation ended with isCancelled=true and isFinished=true: \(allCancelled).",
-                              ja: "  すべてのオペレーションが isCancelled=true かつ isFinished=true で終わった: \(allCancelled)"))
+                              ja: "  すべてのオペレーションが isCancelled=true かつ isFinished=true で終わったか: \(allCancelled)"))
     }
 }

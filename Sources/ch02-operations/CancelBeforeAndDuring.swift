@@ -18,16 +18,16 @@ extension Chapter02 {
             Nothing interrupts a running operation: cancellation is cooperative.
             """,
             ja: """
-            前半: C は B に、B は A に依存しています。A の実行中に、呼び出し側はまだ始まっていない B をキャンセルします。\
+            パート 1: C は B に、B は A に依存しています。A の実行中に、呼び出し側はまだ始まっていない B をキャンセルします。\
             キューは B を始めますが、`start()` は `isCancelled` を見て `main()` を飛ばすので、B は何も処理せずに終了（`isFinished`）します。\
-            C が待っているのは終了（`isFinished`）することだけなので、C は動きます。B が何もしなかったことは、`dependencies` とその `isCancelled` を見ない限りわかりません。\
+            C が待っているのは終了（`isFinished`）することだけなので、C は動きます。B が何もしなかったことは、`dependencies` とその `isCancelled` を見ない限り C にはわかりません。\
             タイミングにも注目してください。キャンセルされたオペレーションは自分の依存先を待つのをやめるので、A がまだ動いているうちに B が終わり、C が動きます。\
-            後半は `main()` の途中で 2 つのオペレーションをキャンセルします。どちらも `steps` 個のステップを実行し、最初のステップの後で両方ともキャンセルされます。\
-            ポーリングする方はステップごとに `isCancelled` を確かめて止まります。もう一方は一度も見ないので残りのステップを全部実行し、時間を無駄にして誰も要らない結果を作ります。\
-            実行中のオペレーションを中断する仕組みはありません。キャンセルは協調的なものです。
+            パート 2 は `main()` の途中で 2 つのオペレーションをキャンセルします。どちらも `steps` 個のステップを実行し、最初のステップの後で両方ともキャンセルされます。\
+            ポーリングする方はステップごとに `isCancelled` を確かめて止まります。もう一方は一度も見ないので残りのステップを全部実行し、時間を無駄にして誰も必要としない結果を作ります。\
+            実行中のオペレーションを中断するものは何もありません。キャンセルは協調的なものです。
             """),
         knobs: [
-            .init("steps", default: 8, range: 2...50, help: Localized("steps in each operation of part two", ja: "後半の各オペレーションのステップ数")),
+            .init("steps", default: 8, range: 2...50, help: Localized("steps in each operation of part two", ja: "パート 2 の各オペレーションのステップ数")),
         ]
     ) { context in
         try await blocking {

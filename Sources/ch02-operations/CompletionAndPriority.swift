@@ -20,23 +20,23 @@ extension Chapter02 {
             Priority reorders only operations that are waiting; it is not a dependency, and it never stops a running operation.
             """,
             ja: """
-            前半: オペレーション X には `completionBlock` があり、Y は X に依存しています。呼び出し側は両方を `waitUntilFinished: true` で追加します。\
-            完了ブロックは X が終わった後に動きますが、X の一部でも依存関係でもありません。キューはそれを別のスレッドに渡して先へ進みます。\
-            レーンを確かめてください。X と同じスレッドでしょうか？ Y が始まる前でしょうか、後でしょうか？ 呼び出し側の待ちが戻る前でしょうか、後でしょうか？\
-            この実行で何が見えても、どれも保証されていません。ですから完了ブロックで特定のスレッドが必要な状態（UI など）に触ってはいけませんし、\
+            パート 1: オペレーション X には `completionBlock` があり、Y は X に依存しています。呼び出し側は両方を `waitUntilFinished: true` で追加します。\
+            完了ブロックは X が終わった後に動きますが、X の一部でも依存関係でもありません。キューはそれをどこかのスレッドに渡して先へ進みます。\
+            レーンを確かめてください。X と同じスレッドでしょうか？ Y が始まる前でしょうか、後でしょうか？ 呼び出し側が待ちから戻る前でしょうか、後でしょうか？\
+            この実行で何が見えても、どれも保証されていません。ですから完了ブロックで特定のスレッドが必要な状態（UI など）に触れてはいけませんし、\
             「次の段階を始める」なら完了ブロックではなく依存関係で書くべきです。\
-            中盤: 一度に 1 つしか動かさないキューを止め（`isSuspended = true`）、L（`.veryLow`）、N（`.normal`）、H（`.veryHigh`）をこの順に追加してから再開します。\
+            パート 2: 一度に 1 つしか動かさないキューを一時停止し（`isSuspended = true`）、L（`.veryLow`）、N（`.normal`）、H（`.veryHigh`）をこの順に追加してから再開します。\
             優先度は、準備完了のオペレーションのうちどれを次に始めるかを決めます。\
-            後半は同じ 3 つを止めていないキューに入れます。L は追加された瞬間に始まり、そのときにはまだ H は存在すらしません。\
+            パート 3 では、同じ 3 つを一時停止していないキューに入れます。L は追加された瞬間に始まり、そのときにはまだ H は存在すらしません。\
             優先度が並べ替えるのは待っているオペレーションだけです。依存関係ではありませんし、実行中のオペレーションを止めることもありません。
             """),
         prediction: .init(
             question: Localized(
                 "A suspended queue that runs one operation at a time gets L (.veryLow), N (.normal), H (.veryHigh), in that order, then is resumed. In what order do they run?",
-                ja: "一度に 1 つしか動かさない、止めてある（isSuspended = true）キューに、L（.veryLow）、N（.normal）、H（.veryHigh）をこの順に追加してから再開します。どの順番で動くでしょう？"),
+                ja: "一度に 1 つしか動かさない、一時停止した（isSuspended = true）キューに、L（.veryLow）、N（.normal）、H（.veryHigh）をこの順に追加してから再開します。どの順番で動くでしょう？"),
             explanation: Localized(
                 "HNL. All three are ready and waiting when the queue resumes, and the queue starts the ready operation with the highest priority first. Without the suspension, L would already be running before H was added (part three).",
-                ja: "HNL です。再開した時点で 3 つとも準備完了で待っており、キューは準備完了のうち優先度が最も高いものから始めます。止めておかなければ、H が追加される前に L が動き始めてしまいます（後半）。"),
+                ja: "HNL です。再開した時点で 3 つとも準備完了で待っており、キューは準備完了のうち優先度が最も高いものから始めます。一時停止しておかなければ、H が追加される前に L が動き始めてしまいます（パート 3）。"),
             observe: { $0.noted("suspended order") ?? "" },
             isPossible: { $0 == "HNL" })
     ) { context in
@@ -69,7 +69,7 @@ extension Chapter02 {
         guard returned else {
             throw ScenarioStuck(what: Localized("X and Y did not finish", ja: "X と Y が終わりませんでした"))
         }
-        context.emit(Localized("wait returned", ja: "待ちが戻った"), lane: caller)
+        context.emit(Localized("wait returned", ja: "待ちから戻った"), lane: caller)
         try wait(for: completed, Localized("the completion block never ran", ja: "完了ブロックが動きませんでした"))
         withExtendedLifetime(operations) {}
 
@@ -91,18 +91,18 @@ extension Chapter02 {
             """,
             ja: """
               X は \(xLane) で、完了ブロックは \(completionLane)（\(sameThread ? "同じスレッド" : "別のスレッド")）で動きました。\
-            X の終了後で、Y の開始より\(completion < yBegin ? "前" : "後")、呼び出し側の待ちが戻るより\(completion < waitReturned ? "前" : "後")でした。
+            X の終了後で、Y の開始より\(completion < yBegin ? "前" : "後")、呼び出し側が待ちから戻るより\(completion < waitReturned ? "前" : "後")でした。
             """))
     }
 
     private static func runPriorities(_ context: ScenarioContext) throws {
         context.say(Localized("2) Suspended queue, one at a time: add L (.veryLow), N (.normal), H (.veryHigh), then resume",
-                              ja: "2) 止めてある（isSuspended = true）1 つずつのキュー: L（.veryLow）、N（.normal）、H（.veryHigh）を追加してから再開"))
+                              ja: "2) 一時停止した（isSuspended = true）、1 つずつ動かすキュー: L（.veryLow）、N（.normal）、H（.veryHigh）を追加してから再開"))
         let suspendedOrder = try runLNH(context, suspended: true)
         context.note("suspended order", suspendedOrder)
         context.say(Localized("  ran in the order \(suspendedOrder).", ja: "  動いた順番は \(suspendedOrder) でした。"))
 
-        context.say(Localized("3) The same, without suspending the queue", ja: "3) 同じことを、キューを止めずに"))
+        context.say(Localized("3) The same, without suspending the queue", ja: "3) 同じことを、キューを一時停止せずに"))
         let runningOrder = try runLNH(context, suspended: false)
         context.note("running order", runningOrder)
         context.say(Localized("  ran in the order \(runningOrder).", ja: "  動いた順番は \(runningOrder) でした。"))

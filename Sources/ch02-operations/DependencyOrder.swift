@@ -21,12 +21,12 @@ extension Chapter02 {
             """,
             ja: """
             同時に 1 つしか動かさないキューに A、続いて B を入れます。それぞれ自分の文字を表示します。\
-            前半は依存関係なしで入れます。後半はまず `A.addDependency(B)` と書きます。A は B が終わってからでないと始められません。\
+            パート 1 では依存関係なしで入れます。パート 2 ではまず `A.addDependency(B)` と書きます。A は B が終わってからでないと始められません。\
             キューが見るのは準備完了（`isReady`）のオペレーションだけで、B が終わるまで A は準備完了になりません。\
             そのため A を先に入れても、先に動くのは B です。追加した順も優先度もタイミングも、これを変えられません。毎回 B A です。\
             依存関係はキューが従う規則であってヒントではなく、2 つのオペレーションが同じキューにあってもなくても効きます（シナリオ 4）。\
-            3 つ目は落とし穴です。A が B に、B が A に依存すると、どちらも準備完了にならないので永遠に始まらず、キューも空になりません。\
-            誰も知らせてくれないので、シナリオは 200 ms で見切りをつけます。両方をキャンセルすると循環が解けます。\
+            パート 3 が落とし穴です。A が B に、B が A に依存すると、どちらも準備完了にならないので永遠に始まらず、キューも空になりません。\
+            しかも何も報告されません。シナリオは 200 ms で見切りをつけます。両方をキャンセルすると循環が解けます。\
             キャンセルされたオペレーションは依存関係を無視するので、2 つとも `main()` を動かさずにすぐ終わります。\
             シナリオは 2 つをキャンセルする間キューを一時停止します。A だけをキャンセルすると A が終わって B が準備完了になり、\
             `B.cancel()` の前にキューが B を始めれば、B の `main()` が動いてしまうからです（負荷が高いときに実際に起きました）。
@@ -86,7 +86,7 @@ extension Chapter02 {
     /// A depends on B and B on A: neither ever becomes ready. Cancelling both breaks the cycle.
     private static func runCycle(_ context: ScenarioContext) throws {
         context.say(Localized("3) A cycle: A.addDependency(B) and B.addDependency(A)",
-                              ja: "3) 循環: A.addDependency(B) かつ B.addDependency(A)"))
+                              ja: "3) 循環: A.addDependency(B) と B.addDependency(A)"))
         // Not drawn on the timeline: nothing happens for 200 ms, which would squeeze parts 1 and 2.
         let queue = OperationQueue()
         let mainsRun = Locked(0)

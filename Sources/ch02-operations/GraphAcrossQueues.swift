@@ -6,7 +6,7 @@ extension Chapter02 {
     /// one on the network queue.
     static let graphAcrossQueues = Scenario(
         slug: "graph-across-queues",
-        title: Localized("A dependency graph across two queues", ja: "2 つのキューにまたがる依存グラフ"),
+        title: Localized("A dependency graph across three queues", ja: "3 つのキューにまたがる依存グラフ"),
         narration: Localized(
             """
             An image pipeline: for each of `images` images, `download` runs on a network queue (at most 2 at once), \
@@ -21,7 +21,7 @@ extension Chapter02 {
             画像のパイプラインです。`images` 枚の画像それぞれについて、`download` はネットワーク用のキュー（同時に 2 つまで）で、\
             `decode` と `resize` は CPU 用のキュー（同時に 2 つまで）で動き、最後に 1 つの `show` が 3 つ目のキューですべての resize を待ちます。\
             キューごとに処理の種類に合った上限を持ち、依存関係がキューをつなぎます。`decode 2` は、同じキューにいない `download 2` を待つのです。\
-            オペレーションはすべて最初に作ってキューに入れます。完了ハンドラの中から次の段階を投入する人はいません。\
+            オペレーションはすべて最初に作ってキューに入れます。完了ハンドラの中から次の段階を投入するコードはありません。\
             タイムラインでは辺（依存関係）に注目してください。どのバーも、依存先のバーが終わってから始まります。\
             一方で、関係のない処理（たとえば download 3 と decode 1）は自由に重なります。シナリオはすべての辺をトレースで確かめます。\
             覚えておきたいことが 2 つあります。依存先がどのキューにも入れられなければ、そのオペレーションは永遠に始まりません。そして依存関係は、キューに入れる前に付けておく必要があります。
@@ -71,7 +71,7 @@ extension Chapter02 {
         }
         context.say(Localized(
             "download i [network, 2 at once] → decode i → resize i [cpu, 2 at once] → show [ui]; all added up front, the later stages first.",
-            ja: "download i [ネットワーク、同時 2] → decode i → resize i [CPU、同時 2] → show [UI]。すべて最初に追加し、後の段階から先に入れます。"))
+            ja: "download i [ネットワーク、同時に 2 つ] → decode i → resize i [CPU、同時に 2 つ] → show [UI]。すべて最初に追加し、後の段階から先に入れます。"))
         context.trace.record(Localized("add all", ja: "すべて追加"))
         // Added in reverse order on purpose: the dependencies, not the adding order, decide.
         ui.addOperation(show)
@@ -99,6 +99,6 @@ extension Chapter02 {
         context.note("cpu peak", String(cpuPeak))
         context.say(Localized(
             "Most at once: network \(networkPeak) (limit 2), cpu \(cpuPeak) (limit 2). Each queue kept its own limit.",
-            ja: "同時実行の最大: ネットワーク \(networkPeak)（上限 2）、CPU \(cpuPeak)（上限 2）。キューごとに自分の上限を守りました。"))
+            ja: "同時実行の最大: ネットワーク \(networkPeak)（上限 2）、CPU \(cpuPeak)（上限 2）。どのキューも自分の上限を守りました。"))
     }
 }

@@ -27,7 +27,7 @@ extension Chapter02 {
             比べるために、自分で作ったキューでも 1 つ（Q1）動かし、T1 もオペレーションの外で `OperationQueue.current` を尋ねます。\
             タイムラインの `main` レーンと、そこでバーが決して重ならないことに注目してください。\
             メインキューのオペレーションがここでメインスレッドで動くのは、このプログラムのメインスレッドがランループを回し続けているからです（第 03 章シナリオ 4）。\
-            メインスレッドが止まっていたり、メインスレッドが何も処理しないプロセスだったりすると、これらは待たされたままになります。\
+            メインスレッドがブロックされていたり、メインスレッドが何も処理しないプロセスだったりすると、これらは待たされたままになります。\
             よくある形: 処理は自分のキューで行い、結果を `OperationQueue.main` に渡して UI に反映します。
             """),
         knobs: [
@@ -101,7 +101,7 @@ extension Chapter02 {
         if served < count {
             context.say(Localized(
                 "  Only \(served) of \(count) ran: this process's main thread is busy or blocked, so main-queue work waits until it gets to it.",
-                ja: "  \(count) 個中 \(served) 個しか動きませんでした。このプロセスのメインスレッドは忙しいかブロックしているので、メインキューの処理はメインスレッドが手を空けるまで待たされます。"))
+                ja: "  \(count) 個中 \(served) 個しか動きませんでした。このプロセスのメインスレッドは忙しいかブロックされているので、メインキューの処理はメインスレッドが手を空けるまで待たされます。"))
         }
 
         context.say(Localized("3) For comparison, one operation, Q1, on a queue of our own:", ja: "3) 比べるために、自分で作ったキューでオペレーション Q1 を 1 つ:"))

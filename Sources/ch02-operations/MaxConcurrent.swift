@@ -22,7 +22,7 @@ extension Chapter02 {
             同じ `operations` 個のオペレーション（それぞれ 2 ms の処理）を 2 つのキューに入れます。1 つは `maxConcurrentOperationCount = 1`、もう 1 つは `width` です。\
             キューはオペレーションを始める前に上限を確かめるので、1 つ目のキューのバーはタイムライン上で一列に並び、2 つ目のキューのバーは重なりますが、同時に `width` 個を超えることはありません。\
             最大の同時実行数は、記録したトレースから測ります。\
-            上限はあくまで上限で、その数だけ動く保証はありません。キューは GCD のスレッドで動くので、GCD が渡すスレッドが少なければ（コアが少なければ）、重なる数も減ります。\
+            上限はあくまで上限で、その数だけ動く保証はありません。キューは GCD のスレッドで動くので、GCD が渡すスレッドが少なければ（あるいはマシンのコアが少なければ）、重なる数も減ります。\
             既定値の `OperationQueue.defaultMaxConcurrentOperationCount` は、数をシステムに任せるという意味です。\
             上限 1 のキューはよくシリアルと呼ばれます。どの順番で始めたかは「始まった順番」の行に出ます。\
             ただし Apple が保証しているのは 1 つずつ実行することだけで、先入れ先出しは保証されていません。次にどれを始めるかは、準備完了かどうかと優先度で決まります（シナリオ 3 と 8）。\
@@ -67,7 +67,7 @@ extension Chapter02 {
             context.note("start order \(part)", order)
             context.say(Localized(
                 "  Peak in flight: \(peak) (limit \(limit)), on \(threads.count) thread(s). Started in the order: \(order).",
-                ja: "  同時実行の最大: \(peak)（上限 \(limit)）、スレッド \(threads.count) 本。始まった順番: \(order)"))
+                ja: "  同時実行の最大: \(peak) 個（上限 \(limit)）、スレッド \(threads.count) 本。始まった順番: \(order)"))
             if part == 2 && peak < min(limit, count) {
                 context.say(Localized(
                     "  Fewer than the limit overlapped: GCD lent this queue only \(peak) thread(s) at a time here (\(ProcessInfo.processInfo.activeProcessorCount) cores).",

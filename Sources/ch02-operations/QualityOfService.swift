@@ -23,15 +23,15 @@ extension Chapter02 {
             And a class is a request to the scheduler, not an order: it matters only when the CPU is busy.
             """,
             ja: """
-            `OperationQueue.qualityOfService` は、キューが動かすオペレーションに QoS クラス（第 01 章シナリオ 5）を求めます。`Operation.qualityOfService` は 1 つのオペレーションに求めます。\
+            `OperationQueue.qualityOfService` は、キューが動かすオペレーションの QoS クラス（第 01 章シナリオ 5）を指定します。`Operation.qualityOfService` は 1 つのオペレーションのクラスを指定します。\
             シナリオは 1 行につき 1 つのオペレーション（Q1 〜 Q5）を順に動かし、それぞれがプロパティの値と、自分を動かしたスレッドについてカーネルが報告する値を表示します。\
             Q1: 何も設定しないキュー。Q2 と Q3: `.utility` にしたキューと `.userInitiated` にしたキュー。\
             Q4: 何も設定しないキューで、オペレーション自身の `qualityOfService = .utility`。\
             Q5: 最初のオペレーションが動いた後で `.utility` にしたキュー。\
-            Linux ではスレッドの nice 値が物差しです。libdispatch はクラスを nice 値に変えます（第 01 章の測定では `.background` 10、`.utility` 2、`.default` 0、`.userInitiated` と `.userInteractive` −2）。\
+            Linux ではスレッドの nice 値が物差しです。libdispatch はクラスを nice 値に対応させます（第 01 章の測定では `.background` 10、`.utility` 2、`.default` 0、`.userInitiated` と `.userInteractive` −2）。\
             スレッド名からはどのプールが動かしたかがわかります。Apple のプラットフォームでは代わりに `qos_class_self()` を表示します。\
-            プロパティが読む値と、スレッドが実際に得たものを比べてください。いつも同じとは限りません。\
-            また、クラスはスケジューラへのお願いであって順序の指定ではありません。効くのは CPU が混んでいるときだけです。
+            プロパティが返す値と、スレッドが実際に得たものを比べてください。いつも同じとは限りません。\
+            また、クラスはスケジューラへの要望であって命令ではありません。効くのは CPU が混んでいるときだけです。
             """)
     ) { context in
         try await blocking { try runQualityOfService(context) }

@@ -20,13 +20,13 @@ extension Chapter02 {
             """,
             ja: """
             オペレーションを動かす方法はキューだけではありません。`start()` を自分で呼ぶこともできます。\
-            前半: 呼び出し側 T1 が、どのキューにも追加していないオペレーションの `start()` を呼びます。\
+            パート 1: 呼び出し側 T1 が、どのキューにも追加していないオペレーションの `start()` を呼びます。\
             `main()` のレーンと、T1 の「start() から戻った」がどこに来るかに注目してください。既定の `start()` はその場で、呼び出し側のスレッドで `main()` を呼ぶので、\
-            処理が終わるまで呼び出し側は止まります。中では `isExecuting` が true で、`OperationQueue.current` は nil です。開始したキューがないからです。\
+            処理が終わるまで呼び出し側はブロックされます。中では `isExecuting` が true で、`OperationQueue.current` は nil です。開始したキューがないからです。\
             続いて T1 はもう一度 `start()` を呼びます。オペレーションは 1 回しか動きません。\
-            中盤: `upload` はまだ動いていない `compress` に依存しているので、`upload.isReady` は false です。\
+            パート 2: `upload` はまだ動いていない `compress` に依存しているので、`upload.isReady` は false です。\
             `start()` を呼ぶ前に `isReady` を確かめましょう。もっとよいのは両方をキューに入れることで、キューが依存先を待ってくれます。\
-            後半は、準備完了でないオペレーションにそれでも `start()` を呼びます。子プロセス（`ch02-operations --child start-not-ready`）で実行し、何が起きたかを報告します。
+            パート 3 では、準備完了でないオペレーションにそれでも `start()` を呼びます。子プロセス（`ch02-operations --child start-not-ready`）で実行し、何が起きたかを報告します。
             """),
         prediction: .init(
             question: Localized(
@@ -34,7 +34,7 @@ extension Chapter02 {
                 ja: "T1 が、どのキューにも追加していないオペレーションの start() を呼びます。main() を動かすのはどのレーンでしょう？ T1（呼び出し側）か T2（別のスレッド）か。"),
             explanation: Localized(
                 "T1. start() is an ordinary method call: the default implementation calls main() on the calling thread and returns when main() has returned. Moving work to another thread is what a queue does; Apple's documentation of isAsynchronous says the same: an operation that is not asynchronous runs synchronously on the current thread.",
-                ja: "T1 です。start() は普通のメソッド呼び出しで、既定の実装は呼んだスレッドで main() を呼び、main() から戻ってから戻ります。処理を別のスレッドに移すのはキューの仕事です。Apple の isAsynchronous のドキュメントにも、非同期でないオペレーションは現在のスレッドで同期的に動くとあります。"),
+                ja: "T1 です。start() は普通のメソッド呼び出しで、既定の実装は呼んだスレッドで main() を呼び、main() が戻ってから start() 自身も戻ります。処理を別のスレッドに移すのはキューの役目です。Apple の isAsynchronous のドキュメントにも、非同期でないオペレーションは現在のスレッドで同期的に動くとあります。"),
             observe: { $0.noted("main() lane") ?? "" },
             isPossible: { $0 == "T1" })
     ) { context in
@@ -112,13 +112,13 @@ extension Chapter02 {
         context.note("finished after start", String(operation.isFinished))
         context.say(Localized(
             "  main() ran on \(seen.lane)\(seen.lane == caller ? ", the caller itself" : ""); start() returned \(returnedAfterMain ? "after" : "before") main() ended: the caller was blocked for the whole work.",
-            ja: "  main() は \(seen.lane == caller ? "\(seen.lane)（呼び出し側そのもの）" : "\(seen.lane) ")で動き、start() は main() の終わりより\(returnedAfterMain ? "後" : "前")に戻りました。呼び出し側は処理の間ずっと止まっていたのです。"))
+            ja: "  main() は \(seen.lane == caller ? "\(seen.lane)（呼び出し側そのもの）" : "\(seen.lane) ")で動き、start() は main() の終わりより\(returnedAfterMain ? "後" : "前")に戻りました。呼び出し側は処理の間ずっとブロックされていたのです。"))
 
         operation.start()  // finished already: returns without calling main() (not drawn: nothing happens)
         context.note("main runs after second start", String(runs.current))
         context.say(Localized(
             "  start() called again on the finished operation: main() has run \(runs.current) time(s) in all. An operation runs once; make a new one to run the work again.",
-            ja: "  終わったオペレーションにもう一度 start() を呼びました。main() が動いたのは合わせて \(runs.current) 回です。オペレーションは 1 回しか動きません。もう一度動かすなら新しく作ります。"))
+            ja: "  終わったオペレーションにもう一度 start() を呼びました。main() が動いたのは合わせて \(runs.current) 回です。オペレーションは 1 回しか動きません。もう一度実行するなら新しいオペレーションを作ります。"))
     }
 
     private static func runNotReady(_ context: ScenarioContext) throws {

@@ -19,12 +19,12 @@ extension Chapter02 {
             """,
             ja: """
             オペレーションは 1 つの処理を包むオブジェクトで、キューに実行させたり、依存関係を付けたり、キャンセルしたりできます。\
-            前半は `Operation` のサブクラスです。入力は `init` で受け取り、処理は `main()` に書き、結果はプロパティに入れて、終わってから呼び出し側が読みます。\
-            状態フラグに注目してください。キューに入れる前は `isReady`、`main()` の中では `isExecuting` で、動いているのは呼び出し側（T1）ではなくキューのスレッド（T2 …）です。`main()` から戻ると `isFinished` になります。\
-            後半は `blocks` 個のクロージャを持つ `BlockOperation`（`addExecutionBlock`）です。\
+            パート 1 は `Operation` のサブクラスです。入力は `init` で受け取り、処理は `main()` に書き、結果はプロパティに入れて、終わってから呼び出し側が読みます。\
+            状態フラグに注目してください。キューに入れる前は準備完了（`isReady`）、`main()` の中では `isExecuting` で、動いているのは呼び出し側（T1）ではなくキューのスレッド（T2 …）です。`main()` から戻ると `isFinished` になります。\
+            パート 2 は `blocks` 個のクロージャを持つ `BlockOperation`（`addExecutionBlock`）です。\
             オペレーションが `isFinished` になるのはすべてのブロックが戻ってからなので、依存するオペレーションは最後のブロックが終わった後に始まります。\
             Apple の Foundation では 1 つの BlockOperation のブロックが複数のスレッドで同時に動くことがあります。この Foundation でどうなったかはタイムラインで確かめてください。\
-            いずれにしても、ブロック同士で可変の状態を守らずに共有してはいけませんし、順番も保証されていません。
+            いずれにしても、ブロック同士で可変の状態をロックなどで守らずに共有してはいけませんし、ブロックの順番も保証されていません。
             """),
         knobs: [
             .init("blocks", default: 3, range: 1...8, help: Localized("execution blocks in the BlockOperation", ja: "BlockOperation に入れるブロックの数")),
@@ -67,8 +67,8 @@ extension Chapter02 {
         }
         let dependant = BlockOperation {
             let lane = context.trace.currentThreadLane()
-            context.trace.span(Localized("dependant", ja: "依存側"), lane: lane) { spin(microseconds: 300) }
-            context.printLine(Localized("dependant runs", ja: "依存側が動く"), lane: lane)
+            context.trace.span(Localized("dependant", ja: "依存する側"), lane: lane) { spin(microseconds: 300) }
+            context.printLine(Localized("dependant runs", ja: "依存する側が動く"), lane: lane)
         }
         dependant.addDependency(blockOperation)
         let operations = [blockOperation, dependant]

@@ -14,17 +14,17 @@ extension Chapter02 {
             Batch 2: `waitUntilFinished: true` blocks T1 until every operation of the batch has finished: on the timeline, T1's span covers the work, and nothing is unfinished when it returns. \
             Batch 3 is added without waiting, then `waitUntilAllOperationsAreFinished()` blocks until the queue is empty, whoever added the operations. \
             Blocking is the point and the danger: never wait on the main thread (the UI freezes), \
-            and never wait from inside an operation for its own queue: with `maxConcurrentOperationCount = 1` it waits for itself, a deadlock. \
+            and never wait from inside an operation for its own queue: the queue is not empty while the waiting operation is in it, so it waits for itself, a deadlock, whatever the width. \
             And "finished" means finished: a completion block may still be pending (scenario 8).
             """,
             ja: """
             `operations` 個ずつの 3 つのバッチを、呼び出し側のスレッド T1 から追加します。\
             バッチ 1: `addOperations(batch, waitUntilFinished: false)` はキューに入れたらすぐに戻ります。呼び出し側は、その瞬間にまだ終わっていなかった数を数えます。\
-            バッチ 2: `waitUntilFinished: true` はバッチのすべてのオペレーションが終わるまで T1 を止めます。タイムラインでは T1 のバーが処理全体を覆い、戻ったときに終わっていないものはありません。\
+            バッチ 2: `waitUntilFinished: true` はバッチのすべてのオペレーションが終わるまで T1 をブロックします。タイムラインでは T1 のバーが処理全体を覆い、戻ったときに終わっていないものはありません。\
             バッチ 3 は待たずに追加し、それから `waitUntilAllOperationsAreFinished()` で、誰が追加したものであれキューが空になるまで待ちます。\
-            止めることが目的であり、危険でもあります。メインスレッドで待ってはいけません（UI が固まります）。\
-            オペレーションの中から自分のキューを待ってもいけません。`maxConcurrentOperationCount = 1` なら自分自身を待つことになり、デッドロックします。\
-            また、`isFinished` は `isFinished` でしかありません。完了ブロックはまだ動いていないかもしれません（シナリオ 8）。
+            ブロックすることこそが目的であり、危険でもあります。メインスレッドで待ってはいけません（UI が固まります）。\
+            オペレーションの中から自分のキューを待ってもいけません。待っているオペレーション自身がキューにいる限りキューは空にならないので、キューの幅にかかわらず自分自身を待つことになり、デッドロックします。\
+            また、`isFinished` はオペレーションが終わったという意味でしかありません。完了ブロックはまだ実行待ちかもしれません（シナリオ 8）。
             """),
         knobs: [
             .init("operations", default: 3, range: 1...12, help: Localized("operations per batch", ja: "バッチごとのオペレーション数")),

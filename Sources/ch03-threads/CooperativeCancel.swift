@@ -17,16 +17,16 @@ extension Chapter03 {
             A thread blocked in `sleep` or in a lock or condition wait does not see the flag until it wakes up.
             """,
             ja: """
-            2 本のスレッドが、同じ `steps` 段のループ（1 段あたり約 0.3 ms の処理）を実行します。\
-            両方が 1 段目を終えたところで、呼び出し側（T1）が両方のスレッドオブジェクトに `cancel()` を呼び、それから先へ進ませます。\
-            確かめる側のスレッドは各段の前に `Thread.current.isCancelled` を見て、true ならすぐに戻ります。もう一方は一度も見ません。\
-            `cancel()` はスレッドを止めも、割り込みも、起こしもしません。`isCancelled` を立てる、それだけです。\
-            そのため確かめる側は 1 段目の後で止まり、もう一方は `isCancelled` が true のまま最後の段まで走ります。\
-            `Operation`（第 02 章）も同じで、Swift のタスク（第 04 章）も考え方は同じです。キャンセルは依頼であり、止まっても安全な箇所で処理の側が自分で確かめなければなりません。\
+            2 本のスレッドが、同じ `steps` ステップのループ（1 ステップあたり約 0.3 ms の処理）を実行します。\
+            両方がステップ 1 を終えたところで、呼び出し側（T1）が両方のスレッドオブジェクトに `cancel()` を呼び、それから先へ進ませます。\
+            確かめる側のスレッドは各ステップの前に `Thread.current.isCancelled` を見て、true ならすぐに戻ります。もう一方は一度も見ません。\
+            `cancel()` はスレッドを止めることも、中断することも、起こすこともしません。`isCancelled` を立てる、それだけです。\
+            そのため確かめる側はステップ 1 の後で止まり、もう一方は `isCancelled` が true のまま最後のステップまで実行します。\
+            `Operation`（第 02 章）も同じで、Swift のタスク（第 04 章）も考え方は同じです。キャンセルは要求であって、止まっても安全な箇所で処理の側が自分で確かめなければなりません。\
             `sleep` やロック・条件変数の待ちで止まっているスレッドは、起床するまでフラグに気づきません。
             """),
         knobs: [
-            .init("steps", default: 8, range: 2...50, help: Localized("steps in each thread's loop", ja: "各スレッドのループの段数")),
+            .init("steps", default: 8, range: 2...50, help: Localized("steps in each thread's loop", ja: "各スレッドのループのステップ数")),
         ]
     ) { context in
         try await blocking { try runCooperativeCancel(context) }
@@ -48,7 +48,7 @@ extension Chapter03 {
                 for step in 1...steps {
                     if polls && Thread.current.isCancelled {
                         context.printLine(Localized("isCancelled is true before step \(step): return",
-                                                    ja: "\(step) 段目の前で isCancelled が true: 戻る"), lane: lane)
+                                                    ja: "ステップ \(step) の前で isCancelled が true: 戻る"), lane: lane)
                         context.trace.record(Localized("return", ja: "戻る"), lane: lane)
                         return
                     }
@@ -59,7 +59,7 @@ extension Chapter03 {
                         _ = go.wait(timeout: .now() + 5)  // the caller cancels before step 2
                     }
                 }
-                context.printLine(Localized("all \(steps) steps done", ja: "\(steps) 段すべて終了"), lane: lane)
+                context.printLine(Localized("all \(steps) steps done", ja: "\(steps) ステップすべて終了"), lane: lane)
             }
         }
 
@@ -89,8 +89,8 @@ extension Chapter03 {
             not polling: \(ignored) of \(steps) steps done, \(ignored - 1) after cancel(); isCancelled = \(ignoring.thread.isCancelled) all along.
             """,
             ja: """
-            確かめる側: \(steps) 段中 \(polled) 段を実行、cancel() の後は \(polled - 1) 段。
-            確かめない側: \(steps) 段中 \(ignored) 段を実行、cancel() の後は \(ignored - 1) 段。その間ずっと isCancelled = \(ignoring.thread.isCancelled)。
+            確かめる側: \(steps) ステップ中 \(polled) ステップを実行、cancel() の後は \(polled - 1) ステップ。
+            確かめない側: \(steps) ステップ中 \(ignored) ステップを実行、cancel() の後は \(ignored - 1) ステップ。その間ずっと isCancelled = \(ignoring.thread.isCancelled)。
             """))
     }
 }

@@ -19,13 +19,13 @@ extension Chapter03 {
             A recursive lock hides a design question (why does a locked method call another locking one?); prefer small private methods that assume the lock is held.
             """,
             ja: """
-            前半: 2 本のスレッドが、共有の残高にそれぞれ `iterations` 回 1 を足します。`+= 1` は毎回 1 つの `NSLock` の `lock()` と `unlock()` の間で行います。\
+            パート 1: 2 本のスレッドが、共有の残高にそれぞれ `iterations` 回 1 を足します。`+= 1` は毎回 1 つの `NSLock` の `lock()` と `unlock()` の間で行います。\
             ロックが排他制御を行い、クリティカルセクションには一度に 1 本のスレッドしか入れないので、更新は失われず、合計はちょうど 2 × `iterations` になります。\
             （保護しないと更新が失われる様子は第 01 章で見ました。）`lock(); defer { unlock() }` と書けば、どの道で抜けてもロックは解放されます。\
-            中盤: `deposit` はロックを取って `log` を呼び、`log` は同じロックをもう一度取ります。`NSLock` は再帰的ではありません。\
+            パート 2: `deposit` はロックを取って `log` を呼び、`log` は同じロックをもう一度取ります。`NSLock` は再帰的ではありません。\
             同じスレッドの 2 回目の `lock()` は 1 回目の解放を待ちますが、それは永遠に来ません。シナリオはこれを使い捨てのスレッドで実行し、300 ms で見切りをつけます。\
             スレッドは止まったままです。`lock(before:)` なら永遠に待たず、期限付きで試せます。\
-            後半: 同じコードを `NSRecursiveLock` で実行します。持ち主が何回ロックしたかを数え、同じ回数だけ解放すれば空きます。今度は終わります。\
+            パート 3: 同じコードを `NSRecursiveLock` で実行します。持ち主が何回ロックしたかを数え、同じ回数だけ解放すれば空きます。今度は終わります。\
             再帰ロックは設計上の問いを隠します（ロック中のメソッドが、なぜロックする別のメソッドを呼ぶのか）。ロックを持っている前提の小さな `private` メソッドに分けるほうがよいでしょう。
             """),
         knobs: [
@@ -92,7 +92,7 @@ extension Chapter03 {
                               ja: "  残高 = \(total)（期待値 \(2 * iterations)）: \(total == 2 * iterations ? "失われた更新なし" : "更新が失われた")"))
 
         context.say(Localized("2) NSLock: deposit() locks, then calls log(), which locks again:",
-                              ja: "2) NSLock: deposit() がロックし、またロックする log() を呼ぶ:"))
+                              ja: "2) NSLock: deposit() がロックを取り、同じロックをもう一度取る log() を呼ぶ:"))
         let plain = Account(lock: NSLock())
         let plainDone = StartedThread {
             let lane = context.trace.currentThreadLane()

@@ -22,8 +22,8 @@ extension Chapter03 {
             コードは `Thread.isMainThread` で尋ねます（`Thread.current` をメインスレッドと比べても同じです。メインスレッドは Apple プラットフォームでは `Thread.main`、Linux の Foundation では `Thread.mainThread`）。\
             シナリオは 4 か所から尋ねます。シナリオ自身のスレッド（`Thread` で作った T1）、新しい `Thread`、`DispatchQueue.global()` のブロック、`DispatchQueue.main` のブロックです。\
             メインスレッドにいるのは最後だけで、それもこのプログラムのメインスレッドがメインキューを処理し続けている（ランループが回っている）からです。\
-            メインスレッドが忙しいかブロックしていればメインキューの処理は待たされ、`dispatchMain()` で休止していれば（Linux のテストランナーがそうです）プールのスレッドが処理します。\
-            新しいスレッドは、誰が開始してもメインスレッドにはなりません。バックグラウンドのスレッドから UI を触るのは、うまく動いて見えてもバグです。\
+            メインスレッドが忙しいかブロックされていればメインキューの処理は待たされ、`dispatchMain()` で休止していれば（Linux のテストランナーがそうです）プールのスレッドが処理します。\
+            新しいスレッドは、誰が開始してもメインスレッドにはなりません。バックグラウンドのスレッドから UI に触れるのは、うまく動いて見えてもバグです。\
             メインキュー（またはメインアクター）に送ってください。
             """)
     ) { context in
@@ -71,7 +71,7 @@ extension Chapter03 {
         if !mainServed {
             context.say(Localized(
                 "  The main-queue block did not run within 1 s: this process's main thread is alive but busy or blocked, so main-queue work waits until it gets to it.",
-                ja: "  メインキューのブロックは 1 秒以内に動きませんでした。このプロセスのメインスレッドは生きていますが、忙しいかブロックしているので、メインキューの処理はメインスレッドが手を空けるまで待たされます。"))
+                ja: "  メインキューのブロックは 1 秒以内に動きませんでした。このプロセスのメインスレッドは生きていますが、忙しいかブロックされているので、メインキューの処理はメインスレッドが手を空けるまで待たされます。"))
         }
         if mainServed && !onMain.contains("main queue") {
             context.say(Localized(
@@ -79,7 +79,7 @@ extension Chapter03 {
                 ja: "  メインキューのブロックは動きましたが、メインスレッドの外でした。このプロセスのメインスレッドは dispatchMain() で休止している（Linux のテストランナーの async な main）ので、libdispatch がメインキューをプールのスレッドで処理したのです。メインスレッドが必要なコードは、DispatchQueue.main がどこでもメインスレッドをくれると思い込んではいけません。"))
         }
         context.say(Localized("  On the main thread: \(onMain.isEmpty ? "none" : onMain.map(shown).joined(separator: ", ")).",
-                              ja: "  メインスレッドにいたのは: \(onMain.isEmpty ? "なし" : onMain.map(shown).joined(separator: "、"))。"))
+                              ja: "  メインスレッドで動いたもの: \(onMain.isEmpty ? "なし" : onMain.map(shown).joined(separator: "、"))。"))
     }
 }
 

@@ -20,15 +20,15 @@ extension Chapter03 {
             (Sleeping to wait for another thread is a guess, never a synchronisation: the scenarios here use semaphores and conditions for that.)
             """,
             ja: """
-            前半: `Thread.sleep(forTimeInterval:)` で `milliseconds` ms のスリープを 5 回、単調時計で測ります。\
-            スリープは指定した時間より必ず長く、少しだけ余分にかかります。スレッドを起こし、もう一度スケジュールする時間が要るからです。\
-            中盤: `milliseconds` ms ごとに刻み、1 回ごとに 3 ms の処理をするループです。\
+            パート 1: `Thread.sleep(forTimeInterval:)` で `milliseconds` ms のスリープを 5 回、単調時計で測ります。\
+            スリープは少なくとも指定した時間は続き、さらに少しだけ余分にかかります。スレッドを起こし、もう一度スケジュールする時間が要るからです。\
+            パート 2: `milliseconds` ms ごとに刻み、1 回ごとに 3 ms の処理をするループです。\
             処理の後に間隔ぶんスリープすると、ずれが積み重なります。毎回、処理と起床の分だけ遅れるからです。\
             期限までスリープする（`Thread.sleep(until:)` に開始時刻 + n × 間隔を渡す）と、ずれは積み重なりません。1 回の遅れが次に持ち越されないからです。\
-            後半: スレッドがロックを取り、解放する `defer` を書いたうえで `Thread.exit()` を呼びます。\
+            パート 3: スレッドがロックを取り、解放する `defer` を書いたうえで `Thread.exit()` を呼びます。\
             スレッドはその場で終わります。呼び出しの後の行は動かず、`defer` も動かないので、ロックは永遠にかかったままです。\
             `Thread.exit()` が必要な場面はまずありません。クロージャから戻ってください。\
-            （別のスレッドを待つためにスリープするのは当て推量で、同期にはなりません。このワークブックではセマフォや条件変数を使います。）
+            （別のスレッドを待つためにスリープするのは当て推量であって、決して同期にはなりません。このワークブックのシナリオでは、そのためにセマフォや条件変数を使っています。）
             """),
         knobs: [
             .init("milliseconds", default: 10, range: 1...200, help: Localized("the sleep and the tick interval, in ms", ja: "スリープする時間と刻みの間隔（ms）")),
@@ -107,7 +107,7 @@ extension Chapter03 {
             Thread.exit()
             reached.withLock { $0.append("after exit") }
         }
-        try wait(for: aboutToExit, Localized("the thread did not reach Thread.exit()", ja: "スレッドが Thread.exit() に届きませんでした"))
+        try wait(for: aboutToExit, Localized("the thread did not reach Thread.exit()", ja: "スレッドが Thread.exit() に到達しませんでした"))
         // The thread's closure never returns, so `join` cannot tell; Foundation's flag can.
         let giveUp = MonotonicClock.now() + 2_000_000_000
         while !exiting.thread.isFinished && MonotonicClock.now() < giveUp { spin(microseconds: 100) }

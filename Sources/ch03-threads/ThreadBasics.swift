@@ -19,12 +19,12 @@ extension Chapter03 {
             The classic form subclasses `Thread` and overrides `main()`; on Apple platforms that compiles, but this Linux toolchain refuses it (see the chapter text), so the closure form is the portable one.
             """,
             ja: """
-            `Thread { … }` はクロージャを包むスレッドオブジェクトを作ります。`start()` を呼ぶまで何も動きません。`start()` は OS に新しいスレッドを頼み、すぐに戻ります。\
+            `Thread { … }` はクロージャを包むスレッドオブジェクトを作ります。`start()` を呼ぶまで何も動きません。`start()` は OS に新しいスレッドを要求し、すぐに戻ります。\
             呼び出し側（T1）は `threads` 本のスレッドを A、B、C … の順に開始し、それぞれが自分の文字を出力します。\
-            `start()` はスレッドを実行可能にするだけです。実際にいつ動くかは OS のスケジューラ次第なので、文字はどんな順番でも出得ます。\
+            `start()` はスレッドを実行可能にするだけです。実際にいつ動くかは OS のスケジューラ次第なので、文字はどの順番でも出力され得ます。\
             次は名前です。名前はデバッガやクラッシュログで役に立ちます。多くのコードのように `start()` の前に外から付けて、中で `Thread.current.name` で読み返します。\
-            続いてスレッドの中から付けます。OS がそのスレッドを何と呼んでいるかも調べます。\
-            最後は状態フラグです。クロージャの実行中は `isExecuting`、戻った後は `isFinished` です。\
+            続いてスレッドの中から付けます。シナリオは、OS がそのスレッドを何と呼んでいるかも調べます。\
+            最後は状態フラグです。クロージャの実行中は `isExecuting` が、戻った後は `isFinished` が true になります。\
             `start()` の直後の `isExecuting` はたいてい false ですが、新しいスレッドがもう動いていることもあります。\
             `join()` はありません。スレッドの終わりを待つには、終わるときにスレッド自身が知らせる（ここではセマフォ）必要があります。\
             古典的な書き方は `Thread` をサブクラス化して `main()` をオーバーライドするものです。Apple のプラットフォームではコンパイルできますが、この Linux のツールチェーンは受け付けません（本文参照）。どこでも動くのはクロージャの書き方です。

@@ -17,15 +17,15 @@ extension Chapter03 {
             All three run every job once. Threads remain the right tool for a long-lived loop that owns something (a run loop, a blocking device read) or that needs its own stack size or priority; for units of work, use a queue.
             """,
             ja: """
-            1 ms の処理を `jobs` 個と、そのすべてを待つ集計を、3 通りの方法で行います。\
-            1) スレッドで: 2 本のワーカースレッドが `NSLock` で守った共有リストから処理を取り、呼び出し側はスレッドごとのセマフォで待ちます。`Thread` には `join()` がないからです。\
+            1 ms のジョブ `jobs` 個と、そのすべてを待つ集計を、3 通りの方法で実行します。\
+            1) スレッドで: 2 本のワーカースレッドが `NSLock` で守った共有リストからジョブを取り、呼び出し側はスレッドごとのセマフォで待ちます。`Thread` には `join()` がないからです。\
             何本にするか？ このマシンは 2 コアなので 2 本ですが、その数は決め打ちで、集計も待った後に手で動かす必要があります。リスト、ロック、`join()`、間違えやすい帳尻合わせ、どの部品も自分で書いて正しくしなければなりません。\
             2) `DispatchQueue.concurrentPerform(iterations:)`: 呼び出しは 1 つです。GCD はコア数に合わせたプールに繰り返しを配り、全部終わったら戻ります。\
-            3) `maxConcurrentOperationCount = 2` の `OperationQueue` と、すべての処理に依存する集計オペレーション: 順序は宣言するだけで、処理はキャンセルしたり優先度を付けたりもできます。\
-            3 つとも、どの処理も 1 回ずつ実行します。スレッドが正しい道具なのは、何かを持ち続ける長寿命のループ（ランループ、ブロックするデバイスの読み込み）や、専用のスタックサイズや優先度が要る場合です。処理の単位には、キューを使ってください。
+            3) `maxConcurrentOperationCount = 2` の `OperationQueue` と、すべてのジョブに依存する集計オペレーション: 順序は宣言するだけで、ジョブをキャンセルしたり優先度を付けたりもできます。\
+            3 つとも、どのジョブも 1 回ずつ実行します。スレッドが正しい道具なのは、何かを所有する長寿命のループ（ランループ、ブロックするデバイスの読み込み）や、専用のスタックサイズや優先度が要る場合です。処理の単位には、キューを使ってください。
             """),
         knobs: [
-            .init("jobs", default: 8, range: 1...64, help: Localized("jobs of 1 ms", ja: "1 ms の処理の数")),
+            .init("jobs", default: 8, range: 1...64, help: Localized("jobs of 1 ms", ja: "1 ms のジョブの数")),
         ]
     ) { context in
         try await blocking { try runWhyGCD(context) }
@@ -34,7 +34,7 @@ extension Chapter03 {
     private static func runWhyGCD(_ context: ScenarioContext) throws {
         let jobs = context.knob("jobs")
         let caller = context.trace.currentThreadLane()
-        let stuck = Localized("the jobs did not finish", ja: "処理が終わりませんでした")
+        let stuck = Localized("the jobs did not finish", ja: "ジョブが終わりませんでした")
         let summaryLabel = Localized("summary", ja: "集計")
 
         /// Runs one job and counts it, so every way can be checked for "each job once".
@@ -50,12 +50,12 @@ extension Chapter03 {
             context.note("\(way) each job once", String(once))
             context.say(Localized(
                 "  \(done.count) jobs on \(threads.count) thread(s) (\(threads.joined(separator: ", "))) in \(took); each job once: \(once).",
-                ja: "  \(done.count) 個の処理を \(threads.count) 本のスレッド（\(threads.joined(separator: ", "))）で \(took)。どれも 1 回ずつ: \(once)。"))
+                ja: "  \(done.count) 個のジョブを \(threads.count) 本のスレッド（\(threads.joined(separator: ", "))）で実行、所要 \(took)。どのジョブも 1 回ずつか: \(once)。"))
         }
 
         // 1) Hand-made workers.
         context.say(Localized("1) Two worker threads, a locked job list, a semaphore per thread as join:",
-                              ja: "1) 2 本のワーカースレッド、ロックで守った処理のリスト、join() 代わりのスレッドごとのセマフォ:"))
+                              ja: "1) 2 本のワーカースレッド、ロックで守ったジョブのリスト、join() 代わりのスレッドごとのセマフォ:"))
         var from = context.trace.nextSequence
         var started = MonotonicClock.now()
         context.trace.record(Localized("threads", ja: "スレッド"), lane: caller)
@@ -84,7 +84,7 @@ extension Chapter03 {
 
         // 3) OperationQueue with a dependent summary.
         context.say(Localized("3) OperationQueue, maxConcurrentOperationCount = 2, a summary operation depending on every job:",
-                              ja: "3) OperationQueue、maxConcurrentOperationCount = 2、すべての処理に依存する集計オペレーション:"))
+                              ja: "3) OperationQueue、maxConcurrentOperationCount = 2、すべてのジョブに依存する集計オペレーション:"))
         from = context.trace.nextSequence
         started = MonotonicClock.now()
         context.trace.record(Localized("operations", ja: "オペレーション"), lane: caller)

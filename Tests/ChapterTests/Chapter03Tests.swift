@@ -64,7 +64,7 @@ struct Chapter03Tests {
         var samples: [String] = []
         for _ in 0..<50 where !samples.contains(rtSigsuspend) {
             let syscall = try String(contentsOfFile: "/proc/self/task/\(pid)/syscall", encoding: .utf8)
-            samples.append(syscall.split(separator: " ").first.map(String.init) ?? "")
+            samples.append(syscall.split(whereSeparator: { $0 == " " || $0 == "\n" }).first.map(String.init) ?? "")
             spin(microseconds: 1_000)
         }
         #expect(samples.contains(rtSigsuspend), "main thread's system calls: \(samples)")

@@ -39,7 +39,7 @@ public struct ExerciseChecker: Sendable {
             if !found.isEmpty {
                 return fail(exercise, VerdictProperty.forbiddenSpelling, reason: Localized(
                     "uses what this exercise forbids. These silence the compiler's data-race checks; the exercise asks you to make the code safe instead.",
-                    ja: "この演習で禁止されている書き方を使っています。これらはコンパイラのデータ競合チェックを黙らせます。この演習ではコードを安全にすることが求められています。"),
+                    ja: "この演習で禁止されている書き方を使っています。これらはコンパイラのデータ競合の検査を黙らせるものです。この演習ではコードを安全にすることが求められています。"),
                     details: found.map { "\(file):\($0.line): \($0.spelling)" }, entry: entry)
             }
         }
@@ -168,7 +168,7 @@ public struct ExerciseChecker: Sendable {
         case let .timedOut(seconds):
             return fail(exercise, VerdictProperty.timeLimit, reason: Localized(
                 "the check did not finish within \(Int(seconds)) s and was stopped: something blocks forever (a deadlock) or loops, outside the calls the check guards.",
-                ja: "チェックが \(Int(seconds)) 秒以内に終わらず、停止しました。チェックが見張る呼び出しの外で、何かが永久に待っている（デッドロック）かループしています。"),
+                ja: "チェックが \(Int(seconds)) 秒以内に終わらなかったため、打ち切りました。チェックが見張る呼び出しの外で、何かが永久に待っている（デッドロック）かループしています。"),
                 details: lines.suffix(20) + waitingPlaces(file), entry: entry)
         }
     }
@@ -250,7 +250,7 @@ public struct ExerciseChecker: Sendable {
         let onJa = variable.map { "`\($0)` の" } ?? ""
         return (VerdictProperty.dataRace, Localized(
             "data race\(on): two threads touched the same memory, at least one writing, and nothing ordered the two accesses (no lock, queue, semaphore or thread start between them). ThreadSanitizer saw it happen:",
-            ja: "\(onJa)データ競合: 2 つのスレッドが同じメモリに触れ、少なくとも一方は書き込みで、2 つのアクセスの間に順序付け（ロック、キュー、セマフォ、スレッド開始）がありませんでした。ThreadSanitizer が実際に観測しました:"),
+            ja: "\(onJa)データ競合: 2 本のスレッドが同じメモリに触れ、少なくとも一方は書き込みで、2 つのアクセスの間に順序付け（ロック、キュー、セマフォ、スレッド開始）がありませんでした。ThreadSanitizer が実際に観測しました:"),
             details)
     }
 

@@ -271,7 +271,7 @@ public enum ReadersWritersCheck {
                 readsOverlap,
                 observed: Localized(
                     "Two threads called value(forKey:) at once; the first read waited inside the storage for 1.5 s, but the second could not start until it left. Reads were serialized: a serial queue (or a barrier on reads) gives away the point of readers/writers.",
-                    ja: "2 つのスレッドが同時に value(forKey:) を呼びました。最初の読み取りはストレージ内で 1.5 秒待ちましたが、2 つ目はそれが出るまで始められませんでした。読み取りが直列化されています。シリアルキュー（または読み取りへのバリア）では readers/writers の意味がありません。"),
+                    ja: "2 本のスレッドが同時に value(forKey:) を呼びました。最初の読み取りはストレージ内で 1.5 秒待ちましたが、2 つ目はそれが出るまで始められませんでした。読み取りが直列化されています。シリアルキュー（または読み取りへのバリア）では、読み手と書き手に分ける意味がなくなります。"),
                 events: storage.trace.events)
         }
         return nil

@@ -21,7 +21,7 @@ public enum SafeCounterCheck {
         id: "stale-read",
         name: Localized("reads see all prior writes", ja: "読み取りはそれ以前の書き込みをすべて反映する"),
         rule: Localized("A thread that increments a page and then reads it sees its own increment.",
-                        ja: "あるページを増やしたスレッドが直後に読むと、自分の増分が見える。"))
+                        ja: "あるページを増やしたスレッドがその後に読むと、自分の増分が見える。"))
     public static let noLostUpdate = Property(
         id: "lost-update",
         name: Localized("no lost update", ja: "更新が失われない"),
@@ -179,7 +179,7 @@ public enum SafeCounterCheck {
         if seen.home == 0 && seen.about == 0 {
             story = Localized(
                 "snapshot() on another thread saw none of them (home=0 about=0): the increments were not stored where other threads can read them — one shared dictionary, owned by one serial queue, is the point.",
-                ja: "別のスレッドからの snapshot() には 1 つも見えませんでした（home=0 about=0）。増分が他のスレッドから読める場所に保存されていません。1 つのシリアルキューが持つ 1 つの共有辞書にすることが肝心です。")
+                ja: "別のスレッドからの snapshot() には 1 つも見えませんでした（home=0 about=0）。増分が他のスレッドから読める場所に保存されていません。1 つのシリアルキューが所有する 1 つの共有辞書にすることが肝心です。")
         } else if later.home + later.about == 2 * expected {
             story = Localized(
                 "snapshot() right after the threads finished returned home=\(seen.home) about=\(seen.about) (\(missing) missing), but a read a moment later found all of them: snapshot() did not wait for the increments still queued — read on the same queue (queue.sync).",
@@ -197,7 +197,7 @@ public enum SafeCounterCheck {
             noLostUpdate,
             observed: Localized(
                 "\(threads) threads each called increment \(incrementsPerThread) times (2 threads per page, so \(expected) per page); round \(tally.total) counted wrong. \(story.en)",
-                ja: "\(threads) スレッドがそれぞれ increment を \(incrementsPerThread) 回呼びました（1 ページに 2 スレッド、つまり各 \(expected) 回）。\(tally.total) 回目のラウンドで数が合いませんでした。\(story.ja)"),
+                ja: "\(threads) 本のスレッドがそれぞれ increment を \(incrementsPerThread) 回呼びました（1 ページに 2 スレッド、つまり各 \(expected) 回）。\(tally.total) 回目のラウンドで数が合いませんでした。\(story.ja)"),
             events: failingTrace,
             tally: tally)
     }

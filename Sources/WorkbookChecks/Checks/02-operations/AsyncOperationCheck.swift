@@ -49,9 +49,9 @@ public enum AsyncOperationCheck {
                         ja: "`done` の後、オペレーションは終了し、依存するオペレーションが始まる。"))
     public static let stateReadsRight = Property(
         id: "wrong-state",
-        name: Localized("isAsynchronous, isExecuting and isFinished read right", ja: "isAsynchronous・isExecuting・isFinished が正しい"),
+        name: Localized("isAsynchronous, isExecuting and isFinished read right", ja: "isAsynchronous・isExecuting・isFinished が正しい値を返す"),
         rule: Localized("Asynchronous; executing and not finished while the work runs; finished and not executing after done.",
-                        ja: "非同期であり、処理の間は実行中かつ未終了、done の後は終了かつ非実行中。"))
+                        ja: "isAsynchronous は true。処理の間は executing で finished ではなく、done の後は finished で executing ではない。"))
     public static let changesAnnounced = Property(
         id: "not-announced",
         name: Localized("every change of isExecuting and isFinished is announced", ja: "isExecuting と isFinished の変化はすべて通知される"),
@@ -61,7 +61,7 @@ public enum AsyncOperationCheck {
         id: "finish-twice",
         name: Localized("a second done() changes nothing", ja: "2 回目の done() は何も変えない"),
         rule: Localized("When done is called again, the operation stays finished and not executing, and nothing is announced again.",
-                        ja: "done がもう一度呼ばれても、オペレーションは終了・非実行中のままで、何も再通知されない。"))
+                        ja: "done がもう一度呼ばれても、オペレーションは finished で executing ではないままで、何も再び通知されない。"))
     public static let runsTheWork = Property(
         id: "work-skipped",
         name: Localized("the work runs once, when started", ja: "開始されると処理がちょうど 1 回実行される"),
@@ -252,7 +252,7 @@ public enum AsyncOperationCheck {
             let finished = seen.whileRunning?.finished == true || FoundationRecord.finished(seen.recordAfterStart)
             return CheckFailure(runsTheWork, observed: Localized(
                 "start() returned and the work was never called\(finished ? ", yet the operation already counted as finished" : "") — its dependants would go on without it. In start(), unless cancelled, become executing and call execute().",
-                ja: "start() が戻っても処理は一度も呼ばれませんでした\(finished ? "。それなのにオペレーションはすでに終了扱いです" : "")。依存するオペレーションはそれを待たずに進んでしまいます。start() では、キャンセルされていなければ実行中になり execute() を呼びましょう。"),
+                ja: "start() が戻っても処理は一度も呼ばれませんでした\(finished ? "。それなのにオペレーションはすでに終了扱いです" : "")。依存するオペレーションはそれを待たずに進んでしまいます。start() では、キャンセルされていなければ executing になってから execute() を呼びましょう。"),
                 events: events)
         }
         if calls > 1 {

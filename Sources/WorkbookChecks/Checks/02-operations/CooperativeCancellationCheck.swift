@@ -25,7 +25,7 @@ import WorkbookCore
 public enum CooperativeCancellationCheck {
     public static let completesWhenNotCancelled = Property(
         id: "incomplete",
-        name: Localized("without cancel, all the work and one publish", ja: "キャンセルなしなら全部の処理と 1 回の publish"),
+        name: Localized("without cancel, all the work and one publish", ja: "キャンセルしなければ、すべての処理と 1 回の publish"),
         rule: Localized("Not cancelled, the worker processes every item in order and the publisher publishes once.",
                         ja: "キャンセルされなければ、ワーカーはすべての要素を順に処理し、パブリッシャーは 1 回 publish する。"))
     public static let stopsWhenCancelled = Property(

@@ -298,7 +298,7 @@ public enum ImagePipelineCheck {
             let chain = describe(cycle)
             return CheckFailure(noCycle, observed: Localized(
                 "A dependency cycle: \(chain.en). None of them can ever become ready, so the queue waits forever, silently. Each stage depends only on the stages before it: download → decode → thumbnail, metadata → save.",
-                ja: "依存関係が循環しています: \(chain.ja)。どれも実行可能にならず、キューは黙ったまま永遠に待ちます。各ステージは前のステージにだけ依存します: download → decode → thumbnail, metadata → save。"),
+                ja: "依存関係が循環しています: \(chain.ja)。どれも準備完了にならず、キューは何も報告しないまま永遠に待ちます。各ステージは前のステージにだけ依存します: download → decode → thumbnail, metadata → save。"),
                 events: events)
         }
         for stage in PipelineStage.allCases {
@@ -346,10 +346,10 @@ public enum ImagePipelineCheck {
                 ? Localized(" In this run the queue started \(stage.rawValue) in between, before \(first.rawValue) had ended (see their bars).",
                             ja: "この実行では、その間にキューが \(stage.rawValue) を開始し、\(first.rawValue) が終わる前に動き出しました（バーを見てください）。")
                 : Localized(" In this run the queue had not started \(stage.rawValue) yet, but nothing stops it from doing so.",
-                            ja: "この実行ではまだ \(stage.rawValue) は開始されていませんでしたが、開始されてもおかしくありません。")
+                            ja: "この実行ではまだ \(stage.rawValue) は開始されていませんでしたが、キューが開始するのを止めるものは何もありません。")
             return CheckFailure(dependenciesFirst, observed: Localized(
                 "\(stage.rawValue) was added to the queue while it depended on \(list(had)); its dependency on \(list(late)) came only afterwards. A queue may start an operation the moment it is added and ready.\(seen.en) Call every addDependency first, then add the operations.",
-                ja: "\(stage.rawValue) は依存先が \(listJa(had)) の状態でキューに追加され、\(listJa(late)) への依存は後から追加されました。キューは追加された時点で実行可能なオペレーションをすぐ開始することがあります。\(seen.ja)addDependency をすべて先に呼び、それからオペレーションを追加しましょう。"),
+                ja: "\(stage.rawValue) は依存先が \(listJa(had)) の状態でキューに追加され、\(listJa(late)) への依存は後から追加されました。キューは、オペレーションが追加されて準備完了になった瞬間に開始することがあります。\(seen.ja)addDependency をすべて先に呼び、それからオペレーションを追加しましょう。"),
                 events: events)
         }
         if let stage = gate.wronglyReady.keys.sorted(by: { $0.rawValue < $1.rawValue }).first, let had = gate.wronglyReady[stage] {

@@ -49,12 +49,12 @@ public enum BoundedBufferCheck {
         id: "recheck-after-wake",
         name: Localized("a woken waiter looks again", ja: "起こされた待機スレッドはもう一度確かめる"),
         rule: Localized("A waiter that wakes up checks the buffer again before it goes on: a wake-up means \"look again\", not \"your turn\".",
-                        ja: "起きた待機スレッドは、先へ進む前にもう一度バッファを確かめる。起こされたことは「もう一度見よ」であって「あなたの番」ではない。"))
+                        ja: "起きた待機スレッドは、先へ進む前にもう一度バッファを確かめる。起こされたことは「もう一度確かめよ」であって「あなたの番」ではない。"))
     public static let everyItemOnce = Property(
         id: "lost-item",
         name: Localized("every item exactly once, in each producer's order", ja: "各要素がちょうど 1 回、生産者ごとの順序で"),
         rule: Localized("Every item put is taken exactly once, and one producer's items come out in the order it put them.",
-                        ja: "put したすべての要素がちょうど 1 回 take され、1 つの生産者の要素は put した順に出てくる。"))
+                        ja: "put したすべての要素がちょうど 1 回 take され、同じ生産者の要素は put した順に出てくる。"))
     public static let properties = [fifo, takeWaits, putWaits, sleepsWhileWaiting, wakesTheRightWaiter, looksAgain, everyItemOnce, Property.finishes]
 
     static let producers = 3, perProducer = 300, consumers = 2
@@ -434,7 +434,7 @@ public enum BoundedBufferCheck {
             trace.record("\(producers) producers and \(consumers) consumers did not finish within \(formatSeconds(options.deadlockSeconds))")
             return CheckFailure(.finishes, observed: Localized(
                 "\(producers) producers and \(consumers) consumers moving \(producers * perProducer) items through a buffer of 2 did not finish within \(formatSeconds(options.deadlockSeconds)): the threads still inside put or take were waiting for a wake-up that never came, or for a lock nobody released.",
-                ja: "\(producers) つの生産者と \(consumers) つの消費者が容量 2 のバッファで \(producers * perProducer) 要素を受け渡す処理が \(formatSeconds(options.deadlockSeconds)) 以内に終わりませんでした。put や take の中に残ったスレッドは、来ない起床か、誰も解放しないロックを待っていました。"),
+                ja: "\(producers) 本の生産者スレッドと \(consumers) 本の消費者スレッドが容量 2 のバッファで \(producers * perProducer) 要素を受け渡す処理が \(formatSeconds(options.deadlockSeconds)) 以内に終わりませんでした。put や take の中に残ったスレッドは、来ることのない起床の合図か、誰も解放しないロックを待っていました。"),
                 events: trace.events)
         }
         let all = takenBy.current.flatMap { $0 }
@@ -460,7 +460,7 @@ public enum BoundedBufferCheck {
         guard problems.isEmpty else {
             return CheckFailure(everyItemOnce, observed: Localized(
                 "\(producers) producers each put \(perProducer) items; \(consumers) consumers took them: \(problems.map(\.en).joined(separator: "; ")).",
-                ja: "\(producers) つの生産者がそれぞれ \(perProducer) 要素を put し、\(consumers) つの消費者が take しました: \(problems.map(\.ja).joined(separator: "、"))。"))
+                ja: "\(producers) 本の生産者スレッドがそれぞれ \(perProducer) 要素を put し、\(consumers) 本の消費者スレッドが take しました: \(problems.map(\.ja).joined(separator: "、"))。"))
         }
         return nil
     }

@@ -32,7 +32,7 @@ public enum TransfersCheck {
         id: "money-in-flight",
         name: Localized("money is conserved", ja: "お金の総額が保たれる"),
         rule: Localized("Whoever holds every account's lock sees the same total, before, during and after transfers.",
-                        ja: "すべての口座のロックを持つ者には、送金の前・途中・後のいつでも同じ総額が見える。"))
+                        ja: "すべての口座のロックを持つスレッドには、送金の前・途中・後のいつでも同じ総額が見える。"))
     public static let exactBalances = Property(
         id: "wrong-balance",
         name: Localized("every transfer moves exactly its amount", ja: "各送金はちょうどその金額を動かす"),
@@ -40,7 +40,7 @@ public enum TransfersCheck {
                         ja: "送金の後、各口座の残高は、最初の残高に受け取った額を足し、送った額を引いたものになる。"))
     public static let changesUnderLock = Property(
         id: "balance-without-lock",
-        name: Localized("balances change only under their account's lock", ja: "残高はその口座のロックを持って変える"),
+        name: Localized("balances change only under their account's lock", ja: "残高はその口座のロックを持っているときだけ変わる"),
         rule: Localized("A transfer changes each account's balance while holding that account's own lock.",
                         ja: "送金は、各口座の残高をその口座自身のロックを持ったまま変える。"))
     public static let properties = [noLockOrderDeadlock, moneyConserved, exactBalances, changesUnderLock, Property.finishes]
@@ -89,7 +89,7 @@ public enum TransfersCheck {
             changesUnderLock,
             observed: Localized(
                 "The check held the locks of accounts 1 and 2, then called transfer(\(sent), from: 1, to: 2) on another thread. It \(cameBack ? "returned" : "ran") without waiting for them, and the balances went from \(start) to \(seen) under the check's hands: the transfer does not take the accounts' own locks.",
-                ja: "チェックが口座 1 と 2 のロックを持った状態で、別スレッドから transfer(\(sent), from: 1, to: 2) を呼びました。送金はそれらを待たずに\(cameBack ? "戻り" : "進み")、残高はチェックの手元で \(start) から \(seen) に変わりました。送金が口座自身のロックを取っていません。"),
+                ja: "チェックが口座 1 と 2 のロックを持った状態で、別スレッドから transfer(\(sent), from: 1, to: 2) を呼びました。送金はそれらを待たずに\(cameBack ? "戻り" : "進み")、チェックがロックを持っている間に、残高が \(start) から \(seen) に変わりました。送金が口座自身のロックを取っていません。"),
             events: trace.events)
     }
 
@@ -262,7 +262,7 @@ public enum TransfersCheck {
                         let balancesJa = zip(accounts, seen).map { "口座 \($0.id): \($1)" }.joined(separator: "、")
                         return CheckFailure(moneyConserved, observed: Localized(
                             "The accounts held \(total) in all. \(label) was paused \(moment.en); it held no account lock then, so an auditor took every lock and counted \(seen.reduce(0, +)) (\(balances)): \(total - seen.reduce(0, +)) was in flight, in no account. Hold both locks from before the money leaves the source until after it reaches the destination.",
-                            ja: "口座の総額は \(total) でした。\(label) を\(moment.ja)で一時停止しました。そのときどの口座のロックも持っていなかったので、監査役がすべてのロックを取って数えると \(seen.reduce(0, +))（\(balancesJa)）で、\(total - seen.reduce(0, +)) がどの口座にもない「移動中」でした。お金が送金元を出る前から送金先に入るまで、両方のロックを持ち続けましょう。"),
+                            ja: "口座の総額は \(total) でした。\(label) を\(moment.ja)で止めました。そのときどの口座のロックも持っていなかったので、監査役がすべてのロックを取って数えると \(seen.reduce(0, +))（\(balancesJa)）で、\(total - seen.reduce(0, +)) がどの口座にもない「移動中」でした。お金が送金元を出る前から送金先に入るまで、両方のロックを持ち続けましょう。"),
                             events: trace.events)
                     }
                 } else {
@@ -347,7 +347,7 @@ public enum TransfersCheck {
                 noLockOrderDeadlock,
                 observed: Localized(
                     "\(stressThreads) threads each made \(transfersPerThread) transfers among three accounts (two of them in opposite directions) and did not finish within \(formatSeconds(options.deadlockSeconds)): a lock-order deadlock, or a transfer that waits for ever. Take the locks in one global order.",
-                    ja: "\(stressThreads) スレッドが 3 口座間でそれぞれ \(transfersPerThread) 回送金しましたが（うち 2 つは逆方向）、\(formatSeconds(options.deadlockSeconds)) 以内に終わりませんでした。ロック順序によるデッドロックか、永久に待つ送金です。ロックは全体で 1 つの順序で取りましょう。"),
+                    ja: "\(stressThreads) 本のスレッドが 3 口座間でそれぞれ \(transfersPerThread) 回送金しましたが（うち 2 つは逆方向）、\(formatSeconds(options.deadlockSeconds)) 以内に終わりませんでした。ロック順序によるデッドロックか、永久に待つ送金です。ロックは全体で 1 つの順序で取りましょう。"),
                 events: trace.events)
         }
         let final = accounts.reduce(0) { $0 + $1.balance }
@@ -358,10 +358,10 @@ public enum TransfersCheck {
                 moneyConserved,
                 observed: Localized(
                     "The accounts started with \(total) in all. While \(stressThreads) threads made \(made) transfers, an auditor holding every account's lock saw other totals \(tally.forbiddenCount) times (final total \(final)). A transfer must hold both locks from before it takes the money out until after it puts the money in.",
-                    ja: "口座の総額は最初 \(total) でした。\(stressThreads) スレッドが \(made) 回送金する間に、すべての口座のロックを持つ監査役が、それ以外の総額を \(tally.forbiddenCount) 回見ました（最終総額 \(final)）。送金は、お金を引き出す前から入れ終わるまで、両方のロックを持ち続ける必要があります。"),
+                    ja: "口座の総額は最初 \(total) でした。\(stressThreads) 本のスレッドが \(made) 回送金する間に、すべての口座のロックを持つ監査役が、それ以外の総額を \(tally.forbiddenCount) 回見ました（最終総額 \(final)）。送金は、お金を引き出す前から入れ終わるまで、両方のロックを持ち続ける必要があります。"),
                 tally: tally)
         }
         return checkBalances(accounts, expected: expected,
-                             after: Localized("\(made) transfers on \(stressThreads) threads", ja: "\(stressThreads) スレッドによる \(made) 回の送金"))
+                             after: Localized("\(made) transfers on \(stressThreads) threads", ja: "\(stressThreads) 本のスレッドによる \(made) 回の送金"))
     }
 }

@@ -28,7 +28,7 @@ public enum WorkerCheck {
         id: "not-one-thread",
         name: Localized("jobs run in order, one at a time, on the worker's thread", ja: "ジョブは順に 1 つずつワーカーのスレッドで実行される"),
         rule: Localized("Every accepted job runs, in submission order, never overlapping another, on one thread that is not the caller's.",
-                        ja: "受け付けたジョブはすべて、投入順に、ほかと重ならずに、呼び出し元ではない 1 つのスレッドで実行される。"))
+                        ja: "受け付けたジョブはすべて、投入順に、ほかと重ならずに、呼び出し元ではない 1 本のスレッドで実行される。"))
     public static let ownThread = Property(
         id: "own-thread",
         name: Localized("a thread of the worker's own", ja: "ワーカー自身のスレッド"),
@@ -41,7 +41,7 @@ public enum WorkerCheck {
                         ja: "start・submit・shutdown・cancel は、ジョブの実行中でもすぐに戻る。ジョブを実行するのはワーカーのスレッドだけで、待つのは join だけ。"))
     public static let wakesIdle = Property(
         id: "wakes-idle",
-        name: Localized("shutdown and cancel wake an idle worker", ja: "shutdown と cancel は待機中のワーカーを起こす"),
+        name: Localized("shutdown and cancel wake an idle worker", ja: "shutdown と cancel はジョブ待ちのワーカーを起こす"),
         rule: Localized("When the worker's thread is waiting for work, shutdown or cancel wakes it, so it ends and join returns.",
                         ja: "ワーカーのスレッドがジョブを待っているとき、shutdown や cancel はそれを起こし、スレッドが終わって join が戻る。"))
     public static let sleepsWhileWaiting = Property(
@@ -58,12 +58,12 @@ public enum WorkerCheck {
         id: "work-after-cancel",
         name: Localized("no work starts after cancel", ja: "cancel の後にジョブが始まらない"),
         rule: Localized("After cancel returns — also after an earlier shutdown, and whatever shutdown comes later — only the job already running may finish; queued jobs never start, and submit returns false.",
-                        ja: "cancel が戻った後は（先に shutdown していても、後から shutdown しても）、実行中のジョブだけが終わってよい。待機中のジョブは始まらず、submit は false を返す。"))
+                        ja: "cancel が戻った後は（先に shutdown していても、後から shutdown しても）、実行中のジョブだけが終わってよい。積まれたジョブは始まらず、submit は false を返す。"))
     public static let joinEveryTime = Property(
         id: "join-every-time",
         name: Localized("join returns for every caller", ja: "join はすべての呼び出し元に戻る"),
         rule: Localized("join returns once the worker has ended — for every thread that calls it, however many, and again each time it is called later.",
-                        ja: "join はワーカーが終わったら戻る。呼んだスレッドがいくつあっても、その後に何度呼ばれても。"))
+                        ja: "join はワーカーが終わったら戻る。呼んだスレッドが何本あっても、その後に何度呼ばれても。"))
     /// Fresh worker pairs the race probe runs its sequence on.
     static let probeRounds = 2
 
@@ -192,13 +192,13 @@ public enum WorkerCheck {
             log.trace.record("the thread that ran the jobs is still alive 1 s after join()")
             return CheckFailure(ownThread, observed: Localized(
                 "50 jobs ran in order, but on \(threads.count == 1 ? "a thread" : "\(threads.count) threads") still running 1 s after join() returned. A thread the worker starts for itself ends when the worker ends, and join() waits for that; a pool thread of a DispatchQueue goes back to the pool instead. Start a Thread in start() and run the jobs on it.",
-                ja: "50 個のジョブは順に実行されましたが、実行した\(threads.count == 1 ? "スレッド" : " \(threads.count) 個のスレッド")は join() が戻った 1 秒後もまだ動いていました。ワーカーが自分で起動したスレッドはワーカーとともに終わり、join() はそれを待ちます。DispatchQueue のプールのスレッドはプールに戻るだけです。start() で Thread を起動し、その上でジョブを実行しましょう。"),
+                ja: "50 個のジョブは順に実行されましたが、実行した\(threads.count == 1 ? "スレッド" : " \(threads.count) 本のスレッド")は join() が戻った 1 秒後もまだ動いていました。ワーカーが自分で起動したスレッドはワーカーとともに終わり、join() はそれを待ちます。DispatchQueue のプールのスレッドはプールに戻るだけです。start() で Thread を起動し、その上でジョブを実行しましょう。"),
                 events: traceTail(log.trace.events))
         }
         if threads.count != 1 {
             return CheckFailure(inOrderOnOneThread, observed: Localized(
                 "50 jobs were submitted, then shutdown() and join(): the jobs ran on \(threads.count) different threads.",
-                ja: "50 個のジョブを投入し、shutdown() と join() を呼びました: ジョブが \(threads.count) 個の異なるスレッドで実行された。"), events: traceTail(log.trace.events))
+                ja: "50 個のジョブを投入し、shutdown() と join() を呼びました: ジョブが \(threads.count) 本の異なるスレッドで実行されました。"), events: traceTail(log.trace.events))
         }
         return nil
     }
@@ -334,12 +334,12 @@ public enum WorkerCheck {
         let advice: Localized = switch stops {
         case [.shutdown, .cancel]:
             Localized("cancel() must also stop a worker that is already draining after shutdown(): drop the queued jobs in cancel() whatever the state.",
-                      ja: "cancel() は、shutdown() の後で残りを処理中のワーカーも止める必要があります。状態にかかわらず、cancel() の中で待機中のジョブを捨てましょう。")
+                      ja: "cancel() は、shutdown() の後で残りを処理中のワーカーも止める必要があります。状態にかかわらず、cancel() の中で積まれたジョブを捨てましょう。")
         case [.cancel, .shutdown]:
             Localized("A later shutdown() must not undo cancel(): once cancelled, stay cancelled (and drop the queued jobs in cancel()).",
-                      ja: "後から呼ばれた shutdown() が cancel() を取り消してはいけません。一度キャンセルしたらキャンセルのままにしましょう（待機中のジョブは cancel() の中で捨てます）。")
+                      ja: "後から呼ばれた shutdown() が cancel() を取り消してはいけません。一度キャンセルしたらキャンセルのままにしましょう（積まれたジョブは cancel() の中で捨てます）。")
         default:
-            Localized("Drop the queued jobs under the lock in cancel().", ja: "cancel() の中で、ロックを持ったまま待機中のジョブを捨てましょう。")
+            Localized("Drop the queued jobs under the lock in cancel().", ja: "cancel() の中で、ロックを持ったまま積まれたジョブを捨てましょう。")
         }
         return CheckFailure(nothingStartsAfterCancel, observed: Localized(
             "Jobs 1, 2, 3 were submitted; while job 1 ran, \(calls) were called, then submit(job 4): \(problem.en). \(advice.en)",
@@ -381,7 +381,7 @@ public enum WorkerCheck {
             log.trace.record("\(early.label) returned while job 1 still runs")
             return CheckFailure(joinEveryTime, observed: Localized(
                 "Two threads called join() while job 1 ran; then shutdown()\(conditions.isEmpty ? "" : " and a broadcast() on your condition"), while job 1 was still running: \(early.label) returned, though the worker had not ended. A wake-up only means \"look again\": wait in `while !finished { condition.wait() }`, not `if`.",
-                ja: "ジョブ 1 の実行中に 2 つのスレッドが join() を呼び、ジョブ 1 がまだ動いている間に shutdown()\(conditions.isEmpty ? "" : " と、あなたの条件変数への broadcast()")を行いました: ワーカーはまだ終わっていないのに \(early.label) が戻りました。起こされたことは「もう一度確かめよ」という意味でしかありません。`if` ではなく `while !finished { condition.wait() }` で待ちましょう。"),
+                ja: "ジョブ 1 の実行中に 2 本のスレッドが join() を呼び、ジョブ 1 がまだ動いている間に shutdown()\(conditions.isEmpty ? "" : " と、あなたの条件変数への broadcast()")を行いました: ワーカーはまだ終わっていないのに \(early.label) が戻りました。起こされたことは「もう一度確かめよ」という意味でしかありません。`if` ではなく `while !finished { condition.wait() }` で待ちましょう。"),
                 events: traceTail(log.trace.events))
         }
         if let polling = pollingWhileIdle(joins[0].thread, who: Localized("join() #1 waited while job 1 ran", ja: "join() #1 はジョブ 1 の実行中に待っていて")) {
@@ -399,7 +399,7 @@ public enum WorkerCheck {
         if returned.contains(false) {
             return CheckFailure(joinEveryTime, observed: Localized(
                 "Two threads called join() while job 1 ran; then shutdown(), and job 1 ended. One join() returned, the other was still waiting \(formatSeconds(options.deadlockSeconds)) later. join() must let every waiting thread through: wait in `while !finished { condition.wait() }` and broadcast when finished.",
-                ja: "ジョブ 1 の実行中に 2 つのスレッドが join() を呼び、その後 shutdown() してジョブ 1 が終わりました。join() の 1 つは戻りましたが、もう 1 つは \(formatSeconds(options.deadlockSeconds)) 後も待ったままでした。join() は待っているすべてのスレッドを通す必要があります。`while !finished { condition.wait() }` で待ち、終わったら broadcast しましょう。"),
+                ja: "ジョブ 1 の実行中に 2 本のスレッドが join() を呼び、その後 shutdown() してジョブ 1 が終わりました。join() の 1 つは戻りましたが、もう 1 つは \(formatSeconds(options.deadlockSeconds)) 後も待ったままでした。join() は待っているすべてのスレッドを通す必要があります。`while !finished { condition.wait() }` で待ち、終わったら broadcast しましょう。"),
                 events: traceTail(log.trace.events))
         }
         guard returnsWithin(seconds: options.deadlockSeconds, { log.trace.span("join() again") { worker.join() } }) else {
