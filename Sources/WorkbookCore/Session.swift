@@ -16,6 +16,14 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
     let seed: UInt64
     var terminal: Terminal
     let write: @Sendable (String) -> Void
+
+    /// Writes prose (a narration, a question, an explanation) broken at spaces to the terminal's
+    /// width, so no word is split by the terminal's own wrapping.
+    func writeWrapped(_ text: String) {
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            write(wrap(String(paragraph), width: terminal.width).joined(separator: "\n"))
+        }
+    }
     let readLineFromInput: () -> String?
     let interactive: Bool
     /// How long a scenario may run before the REPL gives up on it and carries on.
@@ -190,7 +198,7 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
     func explain(_ number: Int) {
         let scenario = chapter.scenarios[number - 1]
         write(terminal.paint("\(number). \(t(scenario.title))", .bold))
-        write(t(scenario.narration))
+        writeWrapped(t(scenario.narration))
         if !scenario.knobs.isEmpty {
             write("")
             write(t(Localized("Knobs (run \(number) name=value):", ja: "パラメータ（run \(number) 名前=値）:")))
@@ -200,7 +208,7 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
         }
         if let prediction = scenario.prediction {
             write("")
-            write(t(Localized("Predict: ", ja: "予想: ")) + t(prediction.question) + "  → predict \(number)")
+            writeWrapped(t(Localized("Predict: ", ja: "予想: ")) + t(prediction.question) + "  → predict \(number)")
         }
     }
 
@@ -252,7 +260,7 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
             return
         }
         write(terminal.paint("\(number). \(t(scenario.title))", .bold))
-        write(t(prediction.question))
+        writeWrapped(t(prediction.question))
         if interactive { Console.prompt(t(Localized("your answer> ", ja: "あなたの答え> "))) }
         guard let answer = readLineFromInput() else { return }
         if !interactive { write(t(Localized("your answer: ", ja: "あなたの答え: ")) + answer) }
@@ -269,7 +277,7 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
         } else {
             write(terminal.paint(t(Localized("✗ This run gave \(observed); \(guess) cannot happen.", ja: "✗ この実行の結果は \(observed) でした。\(guess) は起こり得ません。")), .red))
         }
-        write(t(Localized("Why: ", ja: "理由: ")) + t(prediction.explanation))
+        writeWrapped(t(Localized("Why: ", ja: "理由: ")) + t(prediction.explanation))
     }
 
     // MARK: Help

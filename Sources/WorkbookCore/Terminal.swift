@@ -72,3 +72,91 @@ public func displayWidth(_ s: String) -> Int {
 public func padded(_ s: String, to width: Int) -> String {
     s + String(repeating: " ", count: max(0, width - displayWidth(s)))
 }
+
+/// `text` after `prefix`, broken so no line is wider than `width`; the lines after the first are
+/// indented as far as the prefix.
+///
+/// English breaks at spaces; Japanese between any two characters, except that closing
+/// punctuation (、。）」…) never starts a line and opening brackets never end one. A run of ASCII
+/// (a word, a number, `code in backticks`) is kept whole unless it is longer than a line.
+public func wrap(_ text: String, prefix: String = "", width: Int) -> [String] {
+    let indent = displayWidth(prefix)
+    let room = width - indent
+    guard displayWidth(prefix + text) > width, room >= 10 else { return [prefix + text] }
+
+    // Tokens that must stay together, each with whether a space came before it.
+    var tokens: [(text: String, spaceBefore: Bool)] = []
+    var current = "", spaceBefore = false, inCode = false
+    func finish() {
+        if !current.isEmpty { tokens.append((current, spaceBefore)) }
+        current = ""
+        spaceBefore = false
+    }
+    let closing: Set<Character> = ["、", "。", "，", "．", "）", "」", "』", "】", "！", "？", "：", "；", "ー", "…", ")", ",", ".", ":", ";", "!", "?"]
+    let opening: Set<Character> = ["（", "「", "『", "【"]
+    for character in text {
+        if inCode {
+            current.append(character)
+            if character == "`" { inCode = false }
+            continue
+        }
+        if character == " " {
+            finish()
+            spaceBefore = true
+        } else if character == "`" {
+            if !current.isEmpty && !(current.last.map { $0.isASCII } ?? false) && !opening.contains(current.last!) { finish() }
+            current.append(character)
+            inCode = true
+        } else if character.isASCII {
+            if let last = current.last, !last.isASCII, !opening.contains(last) { finish() }
+            current.append(character)
+        } else if closing.contains(character) {
+            if current.isEmpty, let last = tokens.popLast() {  // never at the start of a line
+                current = last.text
+                spaceBefore = last.spaceBefore
+            }
+            current.append(character)
+        } else {
+            if let last = current.last, !opening.contains(last) { finish() }
+            current.append(character)
+        }
+    }
+    finish()
+
+    var lines: [String] = []
+    var line = ""
+    func flush() {
+        lines.append((lines.isEmpty ? prefix : String(repeating: " ", count: indent)) + line)
+        line = ""
+    }
+    for token in tokens {
+        let candidate = line.isEmpty ? token.text : line + (token.spaceBefore ? " " : "") + token.text
+        if displayWidth(candidate) <= room {
+            line = candidate
+            continue
+        }
+        if !line.isEmpty { flush() }
+        var rest = token.text
+        while displayWidth(rest) > room {  // a token longer than a line: cut it
+            var head = ""
+            for character in rest {
+                if displayWidth(head + String(character)) > room { break }
+                head.append(character)
+            }
+            // Code is cut at a space inside it, each piece in backticks of its own.
+            if rest.hasPrefix("`"), let space = head.dropLast().lastIndex(of: " "), space > head.startIndex {
+                let kept = String(head[..<space])
+                line = kept + "`"
+                flush()
+                rest = "`" + rest.dropFirst(kept.count + 1)
+                continue
+            }
+            line = head
+            flush()
+            rest = String(rest.dropFirst(head.count))
+        }
+        line = rest
+    }
+    if !line.isEmpty || lines.isEmpty { flush() }
+    return lines
+}

@@ -346,39 +346,7 @@ public struct Timeline: Sendable {
         return result + "…"
     }
 
-    /// `text` after `prefix`, broken at spaces (or anywhere, for a word too long) so no line is
-    /// wider than `width`; the lines after the first are indented as far as the prefix.
     private func wrapped(_ text: String, prefix: String, width: Int) -> [String] {
-        let indent = displayWidth(prefix)
-        let room = width - indent
-        guard displayWidth(prefix + text) > width, room >= 10 else { return [prefix + text] }
-        var lines: [String] = []
-        var line = ""
-        func flush() {
-            lines.append((lines.isEmpty ? prefix : String(repeating: " ", count: indent)) + line)
-            line = ""
-        }
-        for word in text.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
-            let candidate = line.isEmpty ? word : line + " " + word
-            if displayWidth(candidate) <= room {
-                line = candidate
-                continue
-            }
-            if !line.isEmpty { flush() }
-            var rest = word
-            while displayWidth(rest) > room {  // a word longer than a line: cut it
-                var head = ""
-                for character in rest {
-                    if displayWidth(head + String(character)) > room { break }
-                    head.append(character)
-                }
-                line = head
-                flush()
-                rest = String(rest.dropFirst(head.count))
-            }
-            line = rest
-        }
-        if !line.isEmpty || lines.isEmpty { flush() }
-        return lines
+        wrap(text, prefix: prefix, width: width)
     }
 }
