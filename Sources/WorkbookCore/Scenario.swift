@@ -136,7 +136,13 @@ public final class ScenarioContext: Sendable {
     }
 
     /// Prints a line in the learner's language.
-    public func say(_ text: Localized) { output(text.text(language)) }
+    /// Prints a sentence in the learner's language, wrapped to the terminal (an indented line
+    /// keeps its indent on every line).
+    public func say(_ text: Localized) {
+        let line = text.text(language)
+        let indent = String(line.prefix { $0 == " " })
+        output(wrap(String(line.dropFirst(indent.count)), prefix: indent, width: terminal.width).joined(separator: "\n"))
+    }
 
     /// Prints a line as it is (numbers, tables).
     public func show(_ line: String) { output(line) }
