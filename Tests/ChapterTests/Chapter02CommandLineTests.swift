@@ -33,7 +33,7 @@ struct Chapter02CommandLineTests {
         let result = try runChapterExecutable("ch02-operations", ["--run", "11"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("main: M1: Thread.isMainThread=true OperationQueue.current=OperationQueue.main"))
-        #expect(result.standardOutput.contains("Every main-queue operation ran on the main thread, one at a time (at most 1 at once)."))
+        #expect(unwrapped(result.standardOutput).contains("Every main-queue operation ran on the main thread, one at a time (at most 1 at once)."))
     }
 
     @Test("predicting the lane of start(): the caller's")

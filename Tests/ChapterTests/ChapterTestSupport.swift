@@ -55,3 +55,9 @@ func runChapterExecutable(_ name: String, _ arguments: [String], input: String =
     }
     return (status, outcome.standardOutput, outcome.standardError)
 }
+
+/// `text` with every run of spaces and line breaks made one space: sentences the chapters wrap
+/// to the terminal read as one line again.
+func unwrapped(_ text: String) -> String {
+    text.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+}
