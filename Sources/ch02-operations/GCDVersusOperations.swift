@@ -179,23 +179,8 @@ extension Chapter02 {
         if outcome.standardOutput.contains(addingAgain) {
             context.say(Localized("  The operation ran once; the child adds it again …", ja: "  オペレーションは 1 回動きました。子プロセスはそれをもう一度追加し …"))
         }
-        switch outcome.termination {
-        case let .signalled(signal):
-            context.note("add twice signal", String(signal))
-            let name = describeSignal(signal)
-            context.say(Localized("  … and was killed by \(name.en).", ja: "  … \(name.ja)で終了しました。"))
-            // Linux: "Fatal error: operations finished, executing or already in a queue cannot be enqueued";
-            // Apple: "*** Terminating app due to uncaught exception 'NSInvalidArgumentException', reason: …".
-            let reasons = outcome.standardError.split(separator: "\n").filter { $0.contains("Fatal error") || $0.contains("reason:") }
-            for line in reasons.prefix(2) { context.quote(line.trimmingCharacters(in: .whitespaces)) }
-        case let .exited(status):
-            context.note("add twice exit", String(status))
-            context.say(status == 3
-                ? Localized("  … and nothing happened: this Foundation accepted the operation twice.",
-                            ja: "  … 何も起きませんでした。この Foundation は同じオペレーションを 2 回受け付けました。")
-                : Localized("  … and exited with status \(status).", ja: "  … 終了コード \(status) で終了しました。"))
-        case let .timedOut(seconds):
-            context.say(Localized("  … and was killed after \(Int(seconds)) s.", ja: "  … \(Int(seconds)) 秒後に強制終了しました。"))
-        }
+        context.reportFoundationStop(outcome, key: "add twice", quoting: nil,
+                                     survived: Localized("  … and nothing happened: this Foundation accepted the operation twice.",
+                                                         ja: "  … 何も起きませんでした。この Foundation は同じオペレーションを 2 回受け付けました。"))
     }
 }

@@ -45,3 +45,32 @@ func qosName(_ qos: QualityOfService) -> String {
     @unknown default: "unknown"
     }
 }
+
+extension ScenarioContext {
+    /// How a child that misused an operation ended, for the lessons where Foundation should stop
+    /// it: the signal and Foundation's reason (swift-corelibs-foundation: "Fatal error: …"; Apple's
+    /// Foundation, as documented: an `NSInvalidArgumentException` with a "reason:"), or the exit
+    /// status. A child exits with status 3 when nothing stopped it; `survived` says so, followed by
+    /// `quoting` if given. Notes "<key> signal", "<key> message" or "<key> exit".
+    func reportFoundationStop(_ outcome: ChildProcess.Outcome, key: String, quoting: String?, survived: Localized) {
+        switch outcome.termination {
+        case let .signalled(signal):
+            note("\(key) signal", String(signal))
+            let name = describeSignal(signal)
+            say(Localized("  … and was killed by \(name.en).", ja: "  … \(name.ja)で終了しました。"))
+            let reasons = outcome.standardError.split(separator: "\n").filter { $0.contains("Fatal error") || $0.contains("reason:") }
+            if let first = reasons.first { note("\(key) message", String(first)) }
+            for line in reasons.prefix(2) { quote(line.trimmingCharacters(in: .whitespaces)) }
+        case let .exited(status):
+            note("\(key) exit", String(status))
+            if status == 3 {
+                say(survived)
+                if let quoting { quote(quoting) }
+            } else {
+                say(Localized("  … and exited with status \(status).", ja: "  … 終了コード \(status) で終了しました。"))
+            }
+        case let .timedOut(seconds):
+            say(Localized("  … and was killed after \(Int(seconds)) s.", ja: "  … \(Int(seconds)) 秒後に強制終了しました。"))
+        }
+    }
+}

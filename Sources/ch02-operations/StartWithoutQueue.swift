@@ -162,27 +162,9 @@ extension Chapter02 {
             context.say(Localized("  The child calls start() on upload while upload.isReady is false …",
                                   ja: "  子プロセスは upload.isReady が false のまま upload の start() を呼び …"))
         }
-        switch outcome.termination {
-        case let .signalled(signal):
-            context.note("start not ready signal", String(signal))
-            let name = describeSignal(signal)
-            context.say(Localized("  … and was killed by \(name.en).", ja: "  … \(name.ja)で終了しました。"))
-            // Linux: "Fatal error: <BlockOperation: 0x…>: receiver is not yet ready to execute";
-            // Apple (documented): an NSInvalidArgumentException, "*** Terminating app due to uncaught exception …".
-            let reasons = outcome.standardError.split(separator: "\n").filter { $0.contains("Fatal error") || $0.contains("reason:") }
-            if let first = reasons.first { context.note("start not ready message", String(first)) }
-            for line in reasons.prefix(2) { context.quote(line.trimmingCharacters(in: .whitespaces)) }
-        case let .exited(status):
-            context.note("start not ready exit", String(status))
-            let returned = outcome.standardOutput.split(separator: "\n").first { $0.hasPrefix(startReturned) }
-            if status == 3, let returned {
-                context.say(Localized("  … and start() returned: nothing stopped it.", ja: "  … start() はそのまま戻りました。止めるものは何もありませんでした。"))
-                context.quote(String(returned))
-            } else {
-                context.say(Localized("  … and exited with status \(status).", ja: "  … 終了コード \(status) で終了しました。"))
-            }
-        case let .timedOut(seconds):
-            context.say(Localized("  … and was killed after \(Int(seconds)) s.", ja: "  … \(Int(seconds)) 秒後に強制終了しました。"))
-        }
+        let returned = outcome.standardOutput.split(separator: "\n").first { $0.hasPrefix(startReturned) }
+        context.reportFoundationStop(outcome, key: "start not ready", quoting: returned.map(String.init),
+                                     survived: Localized("  … and start() returned: nothing stopped it.",
+                                                         ja: "  … start() はそのまま戻りました。止めるものは何もありませんでした。"))
     }
 }
