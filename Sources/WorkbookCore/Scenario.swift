@@ -139,9 +139,11 @@ public final class ScenarioContext: Sendable {
     /// Prints a sentence in the learner's language, wrapped to the terminal (an indented line
     /// keeps its indent on every line).
     public func say(_ text: Localized) {
-        let line = text.text(language)
-        let indent = String(line.prefix { $0 == " " })
-        output(wrap(String(line.dropFirst(indent.count)), prefix: indent, width: terminal.width).joined(separator: "\n"))
+        let lines = text.text(language).split(separator: "\n", omittingEmptySubsequences: false).flatMap { line in
+            let indent = String(line.prefix { $0 == " " })
+            return wrap(String(line.dropFirst(indent.count)), prefix: indent, width: terminal.width)
+        }
+        output(lines.joined(separator: "\n"))
     }
 
     /// Prints a line as it is (numbers, tables).
