@@ -28,4 +28,15 @@ struct WrapTests {
         #expect(lines.allSatisfy { displayWidth($0) <= 40 })
         #expect(lines.allSatisfy { $0.filter { $0 == "`" }.count % 2 == 0 })
     }
+
+    @Test("a scenario's sentence wraps each of its lines with that line's indent")
+    func sayKeepsIndents() {
+        let printed = Locked<[String]>([])
+        let context = ScenarioContext(language: .en, seed: 1, knobs: [:], terminal: Terminal(usesColor: false, usesUnicode: true, width: 30),
+                                      output: { text in printed.withLock { $0.append(text) } })
+        context.say(Localized("  first part of a sentence that is long enough to wrap\n  second line", ja: "-"))
+        let lines = printed.current.joined(separator: "\n").split(separator: "\n")
+        #expect(lines.count >= 3)
+        #expect(lines.allSatisfy { $0.hasPrefix("  ") && displayWidth(String($0)) <= 30 })
+    }
 }
