@@ -17,6 +17,10 @@ public struct ExerciseChecker: Sendable {
     public var language: Language
     /// Check the reference solution instead of the learner's file (the workbook's own tests).
     public var reference = false
+    /// Runs a failure that is not a race again without ThreadSanitizer's runtime, to confirm it.
+    /// The workbook's tests of the reports' wording turn it off: they read the report, which the
+    /// second run only repeats, and it doubles their time.
+    public var confirmsWithoutSanitizer = true
 
     public init(packageRoot: URL, catalog: ExerciseCatalog, runner: URL, terminal: Terminal, language: Language) {
         self.packageRoot = packageRoot
@@ -81,7 +85,7 @@ public struct ExerciseChecker: Sendable {
         // how some GCD calls behave (a barrier carried by a block is dropped), so a correct
         // answer can fail under it.
         guard underSanitizer.status == .failing, underSanitizer.failedProperty != VerdictProperty.dataRace,
-              underSanitizer.failedProperty != VerdictProperty.sanitizer, let plainRunner,
+              underSanitizer.failedProperty != VerdictProperty.sanitizer, confirmsWithoutSanitizer, let plainRunner,
               let plain = try? ChildProcess(executable: plainRunner, arguments: arguments, environment: environment)
                 .run(timeoutSeconds: RunnerProtocol.timeoutSeconds)
         else { return underSanitizer }
