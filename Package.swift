@@ -70,7 +70,9 @@ let package = Package(
                           linkerSettings: [.unsafeFlags(["-sanitize=thread"])]),
         .executableTarget(name: "variant-runner-plain", dependencies: ["CheckerVariants", "WorkbookChecks", "SanitizerStubs", "ReleasePointInterposers"],
                           path: "Tests/VariantRunnerPlain"),
-        .testTarget(name: "CheckerTests", dependencies: ["WorkbookChecks", "ExerciseKit", "WorkbookExplorer"]),
-        .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "WorkbookExplorer", "ch01-gcd", "ch02-operations", "ch03-threads"]),
+        // The rules that find English words in Japanese output, shared by the chapter and report tests.
+        .target(name: "JapaneseTextRules", path: "Tests/JapaneseTextRules"),
+        .testTarget(name: "CheckerTests", dependencies: ["WorkbookChecks", "ExerciseKit", "WorkbookExplorer", "JapaneseTextRules"]),
+        .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "WorkbookExplorer", "ch01-gcd", "ch02-operations", "ch03-threads", "JapaneseTextRules"]),
     ]
 )

@@ -10,6 +10,9 @@ import WorkbookCore
 /// read through Foundation's own lock, tells it).
 public final class WorkSink: Sendable {
     public let trace: Trace
+    /// The lanes of the trace: the worker's calls and the publisher's.
+    static let workerLane = Localized("worker", ja: "ワーカー")
+    static let publisherLane = Localized("publisher", ja: "パブリッシャー")
     private let processed = Locked<[Int]>([])
     private let published = Locked(0)
     private let holdItem: Int?
@@ -24,7 +27,7 @@ public final class WorkSink: Sendable {
 
     /// The side effect of working on one item.
     public func process(_ item: Int) {
-        trace.begin("process(\(item))", lane: "worker")
+        trace.begin(.verbatim("process(\(item))"), lane: Self.workerLane)
         RaceDetector.quietly {
             processed.withLock { $0.append(item) }
             if item == holdItem {
@@ -32,12 +35,12 @@ public final class WorkSink: Sendable {
                 _ = release.wait(timeout: .now() + 5)
             }
         }
-        trace.end("process(\(item))", lane: "worker")
+        trace.end(.verbatim("process(\(item))"), lane: Self.workerLane)
     }
 
     /// The side effect of publishing the results.
     public func publish() {
-        trace.record("publish()", lane: "publisher")
+        trace.record(.verbatim("publish()"), lane: Self.publisherLane)
         RaceDetector.quietly { published.withLock { $0 += 1 } }
     }
 

@@ -314,7 +314,8 @@ public final class FakeClient: Sendable {
         }
         if first.reply.paused {
             trace.record(running.contains(where: { $0 === second.reply })
-                         ? "callback #\(second.id) waits; #\(first.id) goes on" : "callback #\(first.id) goes on", lane: "#\(first.id)")
+                         ? Localized("callback #\(second.id) waits; #\(first.id) goes on", ja: "#\(second.id) は待ち、#\(first.id) を再開")
+                         : Localized("callback #\(first.id) goes on", ja: "#\(first.id) のコールバックを再開"), lane: "#\(first.id)")
         }
         first.reply.resumed = true
         condition.broadcast()
@@ -329,7 +330,9 @@ public final class FakeClient: Sendable {
             condition.lock()
             defer { condition.unlock() }
             reply.paused = true
-            trace.record("callback #\(reply.id) paused after release \(reply.pauseAfterRelease ?? 0)", lane: "#\(reply.id)")
+            let release = reply.pauseAfterRelease ?? 0
+            trace.record(Localized("callback #\(reply.id) paused after release \(release)",
+                                   ja: "#\(reply.id) を \(Localized.ordinal(release).ja)の解放後に止める"), lane: "#\(reply.id)")
             condition.broadcast()
             let deadline = Date(timeIntervalSinceNow: 5)
             while !reply.resumed && !stopped && Date() < deadline { _ = condition.wait(until: deadline) }

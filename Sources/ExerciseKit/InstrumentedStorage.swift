@@ -12,11 +12,15 @@ import WorkbookCore
 public final class InstrumentedStorage: Sendable {
     /// A read overlapped a write, or two writes overlapped.
     public struct Overlap: Sendable, Equatable {
-        public let entering: String
+        /// The access that began: `read k`, `write k=1` (読み取り k, 書き込み k=1).
+        public let label: Localized
         public let runningReads: Int
         public let runningWrites: Int
         /// The trace event at which it was seen.
         public let sequence: Int
+
+        /// The access that began, in English: what the check matches on.
+        public var entering: String { label.en }
     }
 
     public struct Statistics: Sendable, Equatable {
@@ -43,15 +47,15 @@ public final class InstrumentedStorage: Sendable {
     }
 
     public func read(_ key: String) -> Int? {
-        access("read \(key)", isWrite: false, hook: insideRead) { values.withLock { $0[key] } }
+        access(Localized("read \(key)", ja: "読み取り \(key)"), isWrite: false, hook: insideRead) { values.withLock { $0[key] } }
     }
 
     public func write(_ key: String, _ value: Int) {
-        access("write \(key)=\(value)", isWrite: true, hook: insideWrite) { values.withLock { $0[key] = value } }
+        access(Localized("write \(key)=\(value)", ja: "書き込み \(key)=\(value)"), isWrite: true, hook: insideWrite) { values.withLock { $0[key] = value } }
     }
 
     /// One access, recorded from entry to exit, with the check's hook and the busy work inside.
-    private func access<Result>(_ label: String, isWrite: Bool, hook: Locked<(@Sendable () -> Void)?>, _ body: () -> Result) -> Result {
+    private func access<Result>(_ label: Localized, isWrite: Bool, hook: Locked<(@Sendable () -> Void)?>, _ body: () -> Result) -> Result {
         RaceDetector.quietly {
             enter(label, isWrite: isWrite)
             defer { leave(label, isWrite: isWrite) }
@@ -90,13 +94,13 @@ public final class InstrumentedStorage: Sendable {
         }
     }
 
-    private func enter(_ label: String, isWrite: Bool) {
+    private func enter(_ label: Localized, isWrite: Bool) {
         let lane = trace.currentThreadLane()
         // Record and update under one lock so the order on the trace is the order of entry.
         statistics.withLock { stats in
             trace.begin(label, lane: lane)
             if (isWrite && (stats.runningReads > 0 || stats.runningWrites > 0)) || (!isWrite && stats.runningWrites > 0) {
-                stats.overlaps.append(Overlap(entering: label, runningReads: stats.runningReads, runningWrites: stats.runningWrites, sequence: trace.events.count - 1))
+                stats.overlaps.append(Overlap(label: label, runningReads: stats.runningReads, runningWrites: stats.runningWrites, sequence: trace.events.count - 1))
                 if stats.overlaps.count == 1 { firstOverlap.signal() }
             }
             if isWrite {
@@ -110,7 +114,7 @@ public final class InstrumentedStorage: Sendable {
         }
     }
 
-    private func leave(_ label: String, isWrite: Bool) {
+    private func leave(_ label: Localized, isWrite: Bool) {
         let lane = trace.currentThreadLane()
         statistics.withLock { stats in
             if isWrite { stats.runningWrites -= 1 } else { stats.runningReads -= 1 }

@@ -21,8 +21,8 @@ import Darwin
 ///   the accounts (money in flight shows when a transfer holds no lock in the middle of its work).
 public final class TrackedLock: NSLocking, @unchecked Sendable {  // the vars are set by the check before any thread uses the lock
     private let base = NSLock()
-    /// Shown on the trace: `account 1`.
-    public var name = "lock"
+    /// Shown on the trace: `account 1` (口座 1).
+    public var name = Localized("lock", ja: "ロック")
     /// Set by the check.
     public var trace: Trace?
     public var rendezvous: Rendezvous?
@@ -30,15 +30,15 @@ public final class TrackedLock: NSLocking, @unchecked Sendable {  // the vars ar
 
     /// A moment the `stepper` hears about.
     public enum Step: Sendable, Equatable {
-        case took(String)
-        case released(String)
+        case took(Localized)
+        case released(Localized)
     }
 
     public init() {}
 
     public func lock() {
         if !base.try() {
-            trace?.record("waits for \(name)")
+            trace?.record(Localized("waits for \(name.en)", ja: "\(name.ja) を待つ"))
             // This thread cannot take the lock now: a rendezvous waiting for it can never complete.
             rendezvous?.release()
             base.lock()
@@ -49,7 +49,7 @@ public final class TrackedLock: NSLocking, @unchecked Sendable {  // the vars ar
     /// Takes the lock if it is free; false (and nothing held) if another thread holds it.
     public func `try`() -> Bool {
         guard base.try() else {
-            trace?.record("\(name) is busy")
+            trace?.record(Localized("\(name.en) is busy", ja: "\(name.ja) は使用中"))
             return false
         }
         took()
@@ -58,7 +58,7 @@ public final class TrackedLock: NSLocking, @unchecked Sendable {  // the vars ar
 
     public func unlock() {
         HeldLocks.decrement()
-        trace?.record("releases \(name)")
+        trace?.record(Localized("releases \(name.en)", ja: "\(name.ja) を解放"))
         base.unlock()
         stepper?(.released(name))
     }
@@ -71,7 +71,7 @@ public final class TrackedLock: NSLocking, @unchecked Sendable {  // the vars ar
     public func auditorUnlock() { base.unlock() }
 
     private func took() {
-        trace?.record("holds \(name)")
+        trace?.record(Localized("holds \(name.en)", ja: "\(name.ja) を保持"))
         let held = HeldLocks.increment()
         if held == 1, let rendezvous { rendezvous.arrive() }
         stepper?(.took(name))

@@ -1,4 +1,5 @@
 import Foundation
+import WorkbookCore
 
 /// A bank account for exercise 03-threads/Transfers. Each account has its own lock; a transfer
 /// must hold both accounts' locks so no one sees money in flight.
@@ -12,7 +13,7 @@ public final class Account: @unchecked Sendable {  // `balance` is guarded by `l
         self.id = id
         self.balance = balance
         self.lock = lock
-        lock.name = "account \(id)"
+        lock.name = Localized("account \(id)", ja: "口座 \(id)")
     }
 }
 

@@ -75,13 +75,15 @@ public struct CheckOptions: Sendable {
 
 extension CheckFailure {
     /// A call or callback that did not come within the deadline.
-    static func deadlock(trace: Trace, options: CheckOptions, doing call: String) -> CheckFailure {
+    /// `call` names what did not finish: code as it is (`.verbatim("join()")`), or a phrase in
+    /// both languages.
+    static func deadlock(trace: Trace, options: CheckOptions, doing call: Localized) -> CheckFailure {
         let seconds = formatSeconds(options.deadlockSeconds)
         return CheckFailure(
             .finishes,
             observed: Localized(
-                "\(call) did not finish within \(seconds): a deadlock (for example `sync` onto a queue that waits for this thread, a semaphore or group that is never signalled, a condition's `wait()` that no `signal()`/`broadcast()` ends, or a lock taken twice or never unlocked) or work that never ends.",
-                ja: "\(call) が \(seconds) 以内に終わりませんでした。デッドロック（たとえばこのスレッドを待っているキューへの `sync`、signal されないセマフォや leave されないグループ、`signal()`/`broadcast()` が来ない条件変数の `wait()`、二重に取ったロックや解放されないロック）か、終わらない処理です。"),
+                "\(call.en) did not finish within \(seconds): a deadlock (for example `sync` onto a queue that waits for this thread, a semaphore or group that is never signalled, a condition's `wait()` that no `signal()`/`broadcast()` ends, or a lock taken twice or never unlocked) or work that never ends.",
+                ja: "\(call.ja) が \(seconds) 以内に終わりませんでした。デッドロック（たとえばこのスレッドを待っているキューへの `sync`、signal されないセマフォや leave されないグループ、`signal()`/`broadcast()` が来ない条件変数の `wait()`、二重に取ったロックや解放されないロック）か、終わらない処理です。"),
             events: traceTail(trace.events))
     }
 }

@@ -94,7 +94,9 @@ final class AnnouncementLog: @unchecked Sendable {  // observations set in init 
         let prior: Bool
         /// The property's value at `didChangeValue` (nil at `willChangeValue`).
         let value: Bool?
-        var description: String { prior ? "will \(key)" : "did \(key)=\(value.map(String.init) ?? "?")" }
+        /// In code's words, so it reads the same in every language: `willChangeValue(isExecuting)`,
+        /// `didChangeValue(isExecuting)=true`.
+        var description: String { prior ? "willChangeValue(\(key))" : "didChangeValue(\(key))=\(value.map(String.init) ?? "?")" }
     }
 
     private let log = QuietState<[Entry]>([])

@@ -56,7 +56,10 @@ public struct Timeline: Sendable {
         }
         let events = events.sorted { $0.sequence < $1.sequence }
         let lanes = orderedLanes(events)
-        let laneWidth = min(Self.maxLaneWidth, lanes.map(displayWidth).max() ?? 4)
+        // Lanes are told apart by their English name; each is drawn in the learner's language.
+        var laneNames: [String: String] = [:]
+        for event in events where laneNames[event.lane] == nil { laneNames[event.lane] = event.lane(in: language) }
+        let laneWidth = min(Self.maxLaneWidth, lanes.map { displayWidth(laneNames[$0] ?? $0) }.max() ?? 4)
         let width = max(20, terminal.width - laneWidth - 2)
         let first = events.map(\.time).min() ?? 0
         let last = events.map(\.time).max() ?? 0
@@ -91,7 +94,7 @@ public struct Timeline: Sendable {
         let gap = max(1, width - displayWidth(startText) - displayWidth(endText))
         lines.append(terminal.paint(padded("", to: laneWidth) + "  " + startText + String(repeating: " ", count: gap) + endText, .dim))
         for lane in lanes {
-            lines.append(terminal.paint(padded(shortened(lane, to: laneWidth), to: laneWidth), .cyan) + "  " + rows[lane]!.joined())
+            lines.append(terminal.paint(padded(shortened(laneNames[lane] ?? lane, to: laneWidth), to: laneWidth), .cyan) + "  " + rows[lane]!.joined())
         }
         lines += legendLines(marks, markers: markers, labelled: layout.labelled, language: language)
         if layout.crowded {
@@ -295,7 +298,7 @@ public struct Timeline: Sendable {
             }
             let number = padded("\(event.sequence + 1)", to: 4)
             let time = padded(axis == .time ? formatDuration(nanoseconds: event.time - first) : axisLabel(event.time, language), to: timeWidth)
-            let prefix = "  \(number)\(time)\(padded(shortened(event.lane, to: laneWidth), to: laneWidth))  \(marker)"
+            let prefix = "  \(number)\(time)\(padded(shortened(event.lane(in: language), to: laneWidth), to: laneWidth))  \(marker)"
             lines += wrapped(event.label(in: language), prefix: prefix, width: terminal.width)
         }
         if events.count > listed.count {

@@ -25,10 +25,18 @@ public final class Trace: Sendable {
         public let sequence: Int
         /// Nanoseconds since the trace started.
         public let time: UInt64
-        public let lane: String
+        /// The lane in both languages: a thread's code name (`main`, `T1`, `A`) is the same in
+        /// both; a lane named in words (`worker`, `account 2`) is drawn in the learner's language.
+        public let localizedLane: Localized
         /// The label in both languages; a code name (`A`, `op1`) is the same in both.
         public let localizedLabel: Localized
         public let kind: Kind
+
+        /// The lane in English: what queries and checks match on, like `label`.
+        public var lane: String { localizedLane.en }
+
+        /// The lane as the learner reads it.
+        public func lane(in language: Language) -> String { localizedLane.text(language) }
 
         /// The label in English: what queries (`sequence(of:_:)`, `peakOverlap`) and checks
         /// match on, so a scenario reads its trace the same way whatever the learner's language.
@@ -38,13 +46,17 @@ public final class Trace: Sendable {
         public func label(in language: Language) -> String { localizedLabel.text(language) }
 
         public init(sequence: Int, time: UInt64, lane: String, label: String, kind: Kind) {
-            self.init(sequence: sequence, time: time, lane: lane, label: .verbatim(label), kind: kind)
+            self.init(sequence: sequence, time: time, lane: .verbatim(lane), label: .verbatim(label), kind: kind)
         }
 
         public init(sequence: Int, time: UInt64, lane: String, label: Localized, kind: Kind) {
+            self.init(sequence: sequence, time: time, lane: .verbatim(lane), label: label, kind: kind)
+        }
+
+        public init(sequence: Int, time: UInt64, lane: Localized, label: Localized, kind: Kind) {
             self.sequence = sequence
             self.time = time
-            self.lane = lane
+            self.localizedLane = lane
             self.localizedLabel = label
             self.kind = kind
         }
@@ -68,17 +80,24 @@ public final class Trace: Sendable {
 
     /// Records an instant. The lane defaults to the calling thread (`main`, `T1`, `T2`, … in
     /// order of first appearance in this trace).
-    public func record(_ label: String, lane: String? = nil) { append(.verbatim(label), lane: lane, kind: .point) }
+    public func record(_ label: String, lane: String? = nil) { append(.verbatim(label), lane: lane.map(Localized.verbatim), kind: .point) }
 
-    public func record(_ label: Localized, lane: String? = nil) { append(label, lane: lane, kind: .point) }
+    public func record(_ label: Localized, lane: String? = nil) { append(label, lane: lane.map(Localized.verbatim), kind: .point) }
 
-    public func begin(_ label: String, lane: String? = nil) { append(.verbatim(label), lane: lane, kind: .begin) }
+    /// On a lane named in words (`worker`, `account 2`); a code label is `.verbatim`.
+    public func record(_ label: Localized, lane: Localized) { append(label, lane: lane, kind: .point) }
 
-    public func begin(_ label: Localized, lane: String? = nil) { append(label, lane: lane, kind: .begin) }
+    public func begin(_ label: String, lane: String? = nil) { append(.verbatim(label), lane: lane.map(Localized.verbatim), kind: .begin) }
 
-    public func end(_ label: String, lane: String? = nil) { append(.verbatim(label), lane: lane, kind: .end) }
+    public func begin(_ label: Localized, lane: String? = nil) { append(label, lane: lane.map(Localized.verbatim), kind: .begin) }
 
-    public func end(_ label: Localized, lane: String? = nil) { append(label, lane: lane, kind: .end) }
+    public func begin(_ label: Localized, lane: Localized) { append(label, lane: lane, kind: .begin) }
+
+    public func end(_ label: String, lane: String? = nil) { append(.verbatim(label), lane: lane.map(Localized.verbatim), kind: .end) }
+
+    public func end(_ label: Localized, lane: String? = nil) { append(label, lane: lane.map(Localized.verbatim), kind: .end) }
+
+    public func end(_ label: Localized, lane: Localized) { append(label, lane: lane, kind: .end) }
 
     /// Records `body` as a span from `begin` to `end`.
     @discardableResult
@@ -88,7 +107,11 @@ public final class Trace: Sendable {
 
     @discardableResult
     public func span<Result>(_ label: Localized, lane: String? = nil, _ body: () throws -> Result) rethrows -> Result {
-        let lane = lane ?? currentThreadLane()
+        try span(label, lane: Localized.verbatim(lane ?? currentThreadLane()), body)
+    }
+
+    @discardableResult
+    public func span<Result>(_ label: Localized, lane: Localized, _ body: () throws -> Result) rethrows -> Result {
         begin(label, lane: lane)
         defer { end(label, lane: lane) }
         return try body()
@@ -104,7 +127,7 @@ public final class Trace: Sendable {
                 let base = now + state.shift
                 for event in events {
                     state.events.append(Event(sequence: state.events.count, time: base + (event.time - first),
-                                              lane: event.lane, label: event.localizedLabel, kind: event.kind))
+                                              lane: event.localizedLane, label: event.localizedLabel, kind: event.kind))
                 }
                 state.shift += last - first
             }
@@ -129,8 +152,8 @@ public final class Trace: Sendable {
         } }
     }
 
-    private func append(_ label: Localized, lane: String?, kind: Kind) {
-        let lane = lane ?? currentThreadLane()
+    private func append(_ label: Localized, lane: Localized?, kind: Kind) {
+        let lane = lane ?? .verbatim(currentThreadLane())
         let time = MonotonicClock.now() &- start
         // Quietly: recording from two threads must not order their work for ThreadSanitizer.
         RaceDetector.quietly {

@@ -168,4 +168,24 @@ struct TraceTests {
         #expect(value == 42)
         #expect(trace.events.map(\.kind) == [.begin, .end])
     }
+
+    @Test("a lane named in words is drawn in the learner's language; queries see its English")
+    func localizedLane() {
+        let trace = Trace()
+        let worker = Localized("worker", ja: "ワーカー")
+        trace.span(.verbatim("process(1)"), lane: worker) {}
+        trace.record(Localized("publish", ja: "公開"), lane: Localized("publisher", ja: "パブリッシャー"))
+        trace.record("x", lane: "T1")
+        #expect(trace.events.map(\.lane) == ["worker", "worker", "publisher", "T1"])
+        #expect(trace.events.first?.lane(in: .ja) == "ワーカー")
+        let terminal = Terminal(usesColor: false, usesUnicode: true, width: 80)
+        let ja = Timeline(terminal: terminal).render(trace.events, language: .ja)
+        let rows = ja.split(separator: "\n").map(String.init)
+        #expect(rows[1].hasPrefix("ワーカー  "), "\(ja)")
+        #expect(rows[2].hasPrefix("パブリッシャー"), "\(ja)")
+        #expect(!ja.contains("worker") && !ja.contains("publisher"))
+        #expect(ja.contains("  ワーカー        ▶ process(1)"), "\(ja)")
+        let en = Timeline(terminal: terminal).render(trace.events, language: .en)
+        #expect(en.split(separator: "\n")[1].hasPrefix("worker  "))
+    }
 }

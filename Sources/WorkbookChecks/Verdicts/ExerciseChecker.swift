@@ -17,6 +17,10 @@ public struct ExerciseChecker: Sendable {
     public var language: Language
     /// Check the reference solution instead of the learner's file (the workbook's own tests).
     public var reference = false
+    /// Runs a failure that is not a race again without ThreadSanitizer's runtime, to confirm it.
+    /// The workbook's tests of the reports' wording turn it off: they read the report, which the
+    /// second run only repeats, and it doubles their time.
+    public var confirmsWithoutSanitizer = true
 
     public init(packageRoot: URL, catalog: ExerciseCatalog, runner: URL, terminal: Terminal, language: Language) {
         self.packageRoot = packageRoot
@@ -81,7 +85,7 @@ public struct ExerciseChecker: Sendable {
         // how some GCD calls behave (a barrier carried by a block is dropped), so a correct
         // answer can fail under it.
         guard underSanitizer.status == .failing, underSanitizer.failedProperty != VerdictProperty.dataRace,
-              underSanitizer.failedProperty != VerdictProperty.sanitizer, let plainRunner,
+              underSanitizer.failedProperty != VerdictProperty.sanitizer, confirmsWithoutSanitizer, let plainRunner,
               let plain = try? ChildProcess(executable: plainRunner, arguments: arguments, environment: environment)
                 .run(timeoutSeconds: RunnerProtocol.timeoutSeconds)
         else { return underSanitizer }
@@ -139,7 +143,7 @@ public struct ExerciseChecker: Sendable {
             let name = signal.map { describeSignal($0) } ?? Localized.verbatim("SIG\(kind)")
             return fail(exercise, VerdictProperty.crash, reason: Localized(
                 "your code crashed: \(name.en).", ja: "コードがクラッシュしました: \(name.ja)。"),
-                details: runtimeMessages(outcome.standardError), entry: entry)
+                details: runtimeMessages(outcome.standardError, language: language), entry: entry)
         }
         switch outcome.termination {
         case .exited(NotStarted.exitCode):
@@ -160,11 +164,11 @@ public struct ExerciseChecker: Sendable {
             return fail(exercise, VerdictProperty.crash, reason: Localized(
                 "the check ended with exit code \(code) before giving a verdict.",
                 ja: "チェックが判定を出す前に終了コード \(code) で終わりました。"),
-                details: runtimeMessages(outcome.standardError) + lines.suffix(20), entry: entry)
+                details: runtimeMessages(outcome.standardError, language: language) + lines.suffix(20), entry: entry)
         case let .signalled(signal):
             return fail(exercise, VerdictProperty.crash, reason: Localized(
                 "your code crashed: \(describeSignal(signal).en).", ja: "コードがクラッシュしました: \(describeSignal(signal).ja)。"),
-                details: runtimeMessages(outcome.standardError), entry: entry)
+                details: runtimeMessages(outcome.standardError, language: language), entry: entry)
         case let .timedOut(seconds):
             return fail(exercise, VerdictProperty.timeLimit, reason: Localized(
                 "the check did not finish within \(Int(seconds)) s and was stopped: something blocks forever (a deadlock) or loops, outside the calls the check guards.",
@@ -226,18 +230,19 @@ public struct ExerciseChecker: Sendable {
         var details: [String] = []
         for access in report.accesses {
             let verb = access.isWrite ? Localized("written", ja: "書き込み") : Localized("read", ja: "読み取り")
-            let thread = access.thread
+            let thread = Self.threadName(access.thread)
             guard let place = access.place else {
-                details.append(t(Localized("\(verb.en) by \(thread), outside your file (in a library call you made)",
-                                           ja: "\(thread) が\(verb.ja)（あなたのファイルの外、呼び出したライブラリの中）")))
+                details.append(t(Localized("\(verb.en) by \(thread.en), outside your file (in a library call you made)",
+                                           ja: "\(thread.ja) が\(verb.ja)（あなたのファイルの外、呼び出したライブラリの中）")))
                 continue
             }
             // TSan may give no line for a closure's frame; the function's body line that names
             // the shared variable is the best stand-in, marked "near".
             let (line, exact) = place.line.map { ($0, true) } ?? (nearestLine(in: place, mentioning: variable).map { ($0, false) } ?? (nil, false))
             let at = line.map { exact ? ":\($0)" : Localized(" near line \($0)", ja: " の \($0) 行付近").text(language) } ?? ""
-            details.append(t(Localized("\(verb.en) at \(place.file)\(at) in \(place.function), by \(thread)",
-                                       ja: "\(place.file)\(at) の \(place.function) で\(verb.ja)（\(thread)）")))
+            // In Japanese the function is marked as code: its name and types stay in English.
+            details.append(t(Localized("\(verb.en) at \(place.file)\(at) in \(place.function), by \(thread.en)",
+                                       ja: "\(place.file)\(at) の `\(place.function)` で\(verb.ja)（\(thread.ja)）")))
             if let line, let text = sourceLine(place.file, line) { details.append("    " + text) }
         }
         guard report.isDataRace else {
@@ -252,6 +257,13 @@ public struct ExerciseChecker: Sendable {
             "data race\(on): two threads touched the same memory, at least one writing, and nothing ordered the two accesses (no lock, queue, semaphore or thread start between them). ThreadSanitizer saw it happen:",
             ja: "\(onJa)データ競合: 2 本のスレッドが同じメモリに触れ、少なくとも一方は書き込みで、2 つのアクセスの間に順序付け（ロック、キュー、セマフォ、スレッド開始）がありませんでした。ThreadSanitizer が実際に観測しました:"),
             details)
+    }
+
+    /// TSan's name for a thread (`thread T2`, `main thread`) in both languages.
+    static func threadName(_ tsan: String) -> Localized {
+        if tsan == "main thread" { return Localized(tsan, ja: "メインスレッド") }
+        if tsan.hasPrefix("thread ") { return Localized(tsan, ja: "スレッド " + tsan.dropFirst("thread ".count)) }
+        return .verbatim(tsan)
     }
 
     /// For a frame without a line: the first line of the function's body (from its `func` to the

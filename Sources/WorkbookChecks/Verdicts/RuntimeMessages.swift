@@ -1,10 +1,12 @@
 import Foundation
+import WorkbookCore
 
 /// The lines of a crashed run's standard error worth showing a learner: the runtime's own
 /// message whole (`Fatal error: …`, `…: Precondition failed: …`, libdispatch's
 /// `BUG IN CLIENT OF LIBDISPATCH: …`), what a libdispatch trap means, and the crashed thread's
-/// frames in the learner's code.
-func runtimeMessages(_ standardError: String) -> [String] {
+/// frames in the learner's code. The runtime's lines stay as it wrote them; what a trap means is
+/// said in `language`.
+func runtimeMessages(_ standardError: String, language: Language = .en) -> [String] {
     let lines = standardError.split(separator: "\n").map(String.init)
     var shown: [String] = []
     var inCrashedThread = false
@@ -27,7 +29,7 @@ func runtimeMessages(_ standardError: String) -> [String] {
     var seen = Set<String>()
     shown = shown.filter { seen.insert($0).inserted && !$0.hasPrefix("Backtrace took") }
     for (needle, meaning) in libdispatchTraps where standardError.contains(needle) {
-        shown.insert(meaning, at: 0)
+        shown.insert(meaning.text(language), at: 0)
     }
     // TSan's "ERROR: ThreadSanitizer: ILL on unknown address …" only repeats that the program
     // trapped; where the runtime or libdispatch said why, that is enough.
@@ -55,14 +57,18 @@ private let runtimeMessageMarkers = [
     "operations finished, executing or already in a queue",
 ]
 
-/// libdispatch stops a program with a terse message; what each means for the learner.
-private let libdispatchTraps: [(String, String)] = [
-    ("__DISPATCH_WAIT_FOR_QUEUE__",
-     "libdispatch: `sync` onto a serial queue this thread is already running would wait for itself forever; libdispatch stops the program instead."),
-    ("dispatch_sync called on queue already owned by current thread",
-     "libdispatch: `sync` onto a serial queue this thread is already running would wait for itself forever; libdispatch stops the program instead."),
+/// libdispatch stops a program with a terse message; what each means for the learner. Each
+/// starts with "libdispatch:" in both languages (`runtimeMessages` looks for it).
+private let syncOntoOwnQueue = Localized(
+    "libdispatch: `sync` onto a serial queue this thread is already running would wait for itself forever; libdispatch stops the program instead.",
+    ja: "libdispatch: このスレッドがすでに実行中のシリアルキューへの `sync` は、自分自身を永久に待つことになります。そうなる代わりに、libdispatch がプログラムを止めました。")
+private let libdispatchTraps: [(String, Localized)] = [
+    ("__DISPATCH_WAIT_FOR_QUEUE__", syncOntoOwnQueue),
+    ("dispatch_sync called on queue already owned by current thread", syncOntoOwnQueue),
     ("Unbalanced call to dispatch_group_leave",
-     "libdispatch: `leave()` was called more times than `enter()` on a DispatchGroup."),
+     Localized("libdispatch: `leave()` was called more times than `enter()` on a DispatchGroup.",
+               ja: "libdispatch: DispatchGroup で `leave()` が `enter()` より多く呼ばれました。")),
     ("Semaphore object deallocated while in use",
-     "libdispatch: a DispatchSemaphore was freed while its count was below its starting value (a `wait()` without its `signal()`)."),
+     Localized("libdispatch: a DispatchSemaphore was freed while its count was below its starting value (a `wait()` without its `signal()`).",
+               ja: "libdispatch: DispatchSemaphore が、値が初期値より小さいまま（`signal()` のない `wait()` がある状態で）解放されました。")),
 ]

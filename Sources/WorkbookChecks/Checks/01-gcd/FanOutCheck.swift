@@ -82,7 +82,7 @@ public enum FanOutCheck {
                 let nth = Localized.ordinal(release)
                 return CheckFailure(failure.property, observed: Localized(
                     "The last two replies came back together: the check paused the first callback right after its \(nth.en) release (an unlock, a semaphore signal, the end of a sync, a leave) and ran the second callback whole, then let the first go on. \(failure.observed.en) Decide \"was this the last reply?\" in the same locked step that records the reply, or leave a DispatchGroup and complete from notify.",
-                    ja: "最後の 2 つの応答が同時に返ってきました。チェックは 1 つ目のコールバックを \(nth.ja)の解放（アンロック、セマフォの signal、sync の終わり、leave）の直後で止め、2 つ目のコールバックを最後まで実行してから、1 つ目を再開しました。\(failure.observed.ja) 「これが最後の応答か」は応答を記録するのと同じロックの中で決めるか、DispatchGroup を leave して notify から完了させましょう。"),
+                    ja: "最後の 2 つの応答が同時に返ってきました。チェックは 1 つ目のコールバックを \(nth.ja)の解放（アンロック、セマフォの signal、sync の終わり、leave）の直後で止め、2 つ目のコールバックを最後まで実行してから、1 つ目を再開しました。\(failure.observed.ja)「これが最後の応答か」は応答を記録するのと同じロックの中で決めるか、DispatchGroup を leave して notify から完了させましょう。"),
                     events: failure.events)
             }
             if paused.current != true { break }
@@ -125,19 +125,20 @@ public enum FanOutCheck {
         let completionCalled = DispatchSemaphore(value: 0)
         let call = "fetchAll(\(testCase.ids), maxInFlight: \(testCase.maxInFlight))"
         let callText = Localized.verbatim(call)
+        let callerLane = Localized("caller", ja: "呼び出し元")
 
         Thread.detachNewThread {
-            trace.record("fetchAll(…) called", lane: "caller")
+            trace.record(Localized("fetchAll(…) called", ja: "fetchAll(…) を呼ぶ"), lane: callerLane)
             fanOut.fetchAll(testCase.ids, maxInFlight: testCase.maxInFlight, using: client) { results in
                 // The check's bookkeeping runs on the answer's thread: keep it out of TSan's sight.
                 RaceDetector.quietly {
                     let stats = client.statistics
-                    trace.record("completion(\(results.count) results)", lane: "completion")
+                    trace.record(Localized("completion(\(results.count) results)", ja: "completion(結果 \(results.count) 件)"), lane: "completion")
                     calls.withLock { $0.append(CompletionCall(results: results, delivered: stats.delivered, returned: stats.returned)) }
                     completionCalled.signal()
                 }
             }
-            trace.record("fetchAll(…) returned", lane: "caller")
+            trace.record(Localized("fetchAll(…) returned", ja: "fetchAll(…) が戻る"), lane: callerLane)
         }
         let cameBack = completionCalled.wait(timeout: .now() + options.deadlockSeconds) == .success
         let stats = client.statistics

@@ -59,8 +59,8 @@ public enum ReadersWritersCheck {
         return CheckFailure(
             writeAlone,
             observed: Localized(
-                "\"\(overlap.entering)\" began while \(running) were still running (see the overlapping bars). \(advice.en)",
-                ja: "\(runningJa)がまだ実行中なのに \"\(overlap.entering)\" が始まりました（重なったバーを見てください）。\(advice.ja)"),
+                "\"\(overlap.label.en)\" began while \(running) were still running (see the overlapping bars). \(advice.en)",
+                ja: "\(runningJa)がまだ実行中なのに「\(overlap.label.ja)」が始まりました（重なったバーを見てください）。\(advice.ja)"),
             events: traceWindow(storage.trace.events, around: overlap.sequence))
     }
 
@@ -78,7 +78,7 @@ public enum ReadersWritersCheck {
         runDetached(writer) { store.setValue(1, forKey: "k") }
         guard writerInside.wait(timeout: .now() + options.deadlockSeconds) == .success else {
             releaseWriter.signal()
-            return .deadlock(trace: storage.trace, options: options, doing: "setValue(_:forKey:)")
+            return .deadlock(trace: storage.trace, options: options, doing: .verbatim("setValue(_:forKey:)"))
         }
         storage.whileInsideWrite(nil)
         runDetached(reader) { _ = store.value(forKey: "k") }
@@ -92,7 +92,7 @@ public enum ReadersWritersCheck {
             && reader.wait(timeout: .now() + options.deadlockSeconds) == .success
         if let overlap = storage.currentStatistics.overlaps.first { return overlapFailure(storage, overlap) }
         guard finished else {
-            return .deadlock(trace: storage.trace, options: options, doing: "value(forKey:) while a write runs")
+            return .deadlock(trace: storage.trace, options: options, doing: Localized("value(forKey:) while a write runs", ja: "書き込みの実行中の value(forKey:)"))
         }
         return nil
     }
@@ -103,7 +103,7 @@ public enum ReadersWritersCheck {
         let warm = make(InstrumentedStorage())
         guard returnsWithin(seconds: options.deadlockSeconds, {
             warm.setValue(0, forKey: "k"); _ = warm.value(forKey: "k")
-        }) else { return .deadlock(trace: Trace(), options: options, doing: "setValue(_:forKey:) / value(forKey:)") }
+        }) else { return .deadlock(trace: Trace(), options: options, doing: .verbatim("setValue(_:forKey:) / value(forKey:)")) }
         let storage = InstrumentedStorage()
         let store = make(storage)
         // A write's turn ends once the write has begun inside the storage (an asynchronous
@@ -133,7 +133,7 @@ public enum ReadersWritersCheck {
         }
         let trace = Trace()
         for call in calls.prefix(stuck + 1) { trace.record(call.label, lane: "T\(call.thread + 1)") }
-        return .deadlock(trace: trace, options: options, doing: calls[stuck].label)
+        return .deadlock(trace: trace, options: options, doing: .verbatim(calls[stuck].label))
     }
 
     /// Two writes on two threads, the first paused right after each of its releases in turn (a
@@ -146,7 +146,7 @@ public enum ReadersWritersCheck {
             let storage = InstrumentedStorage()
             let store = make(storage)
             guard returnsWithin(seconds: options.deadlockSeconds, { store.setValue(0, forKey: "w"); _ = store.value(forKey: "w") }) else {
-                return .deadlock(trace: Trace(), options: options, doing: "setValue(_:forKey:) / value(forKey:)")
+                return .deadlock(trace: Trace(), options: options, doing: .verbatim("setValue(_:forKey:) / value(forKey:)"))
             }
             let outcome = PausedInterleaving.run(
                 pausingFirstAfterRelease: release, deadlineSeconds: options.deadlockSeconds,
@@ -155,12 +155,13 @@ public enum ReadersWritersCheck {
             case .notReached: return nil
             case .stuck:
                 return .deadlock(trace: storage.trace, options: options,
-                                 doing: "setValue(1, forKey: \"k\") and setValue(2, forKey: \"j\") on two threads, one paused after its release \(release)")
+                                 doing: Localized("setValue(1, forKey: \"k\") and setValue(2, forKey: \"j\") on two threads, one paused after its release \(release)",
+                                                  ja: "2 本のスレッドの setValue(1, forKey: \"k\") と setValue(2, forKey: \"j\")（一方は \(Localized.ordinal(release).ja)の解放後に止めた）"))
             case .interleaved:
                 // Let the queued blocks run before the next round.
                 _ = storage.waitForWritesToBegin(3, seconds: options.deadlockSeconds)
                 guard withDeadline(seconds: options.deadlockSeconds, { store.value(forKey: "j") }) != nil else {
-                    return .deadlock(trace: storage.trace, options: options, doing: "value(forKey: \"j\") after two writes")
+                    return .deadlock(trace: storage.trace, options: options, doing: Localized("value(forKey: \"j\") after two writes", ja: "2 回の書き込みの後の value(forKey: \"j\")"))
                 }
                 waitForQueuesRound()
             }
@@ -180,7 +181,7 @@ public enum ReadersWritersCheck {
         let reader = DispatchGroup(), writer = DispatchGroup()
         runDetached(reader) { _ = store.value(forKey: "k") }
         guard readerInside.wait(timeout: .now() + options.deadlockSeconds) == .success else {
-            return .deadlock(trace: storage.trace, options: options, doing: "value(forKey:)")
+            return .deadlock(trace: storage.trace, options: options, doing: .verbatim("value(forKey:)"))
         }
         storage.whileInsideRead(nil)
         let writerCalling = DispatchSemaphore(value: 0)
@@ -204,7 +205,7 @@ public enum ReadersWritersCheck {
             && writer.wait(timeout: .now() + options.deadlockSeconds) == .success
         if let overlap = storage.currentStatistics.overlaps.first { return overlapFailure(storage, overlap) }
         guard finished else {
-            return .deadlock(trace: storage.trace, options: options, doing: "setValue(_:forKey:) / value(forKey:)")
+            return .deadlock(trace: storage.trace, options: options, doing: .verbatim("setValue(_:forKey:) / value(forKey:)"))
         }
         return nil
     }
@@ -220,7 +221,7 @@ public enum ReadersWritersCheck {
             }
         }
         guard finished, withDeadline(seconds: options.deadlockSeconds, { store.value(forKey: "k0") }) != nil else {
-            return .deadlock(trace: storage.trace, options: options, doing: "value(forKey:) / setValue(_:forKey:)")
+            return .deadlock(trace: storage.trace, options: options, doing: .verbatim("value(forKey:) / setValue(_:forKey:)"))
         }
         if let overlap = storage.currentStatistics.overlaps.first { return overlapFailure(storage, overlap) }
         return nil
@@ -234,7 +235,8 @@ public enum ReadersWritersCheck {
                 store.setValue(value, forKey: "k")
                 let read = store.value(forKey: "k")
                 guard read == value else {
-                    storage.trace.record("value(forKey: \"k\") → \(read.map(String.init) ?? "nil"), expected \(value)")
+                    let got = read.map(String.init) ?? "nil"
+                    storage.trace.record(Localized("value(forKey: \"k\") → \(got), expected \(value)", ja: "value(forKey: \"k\") → \(got)（正しくは \(value)）"))
                     let shown = read.map(String.init) ?? "nil"
                     return CheckFailure(
                         readAfterWrite,
@@ -247,7 +249,7 @@ public enum ReadersWritersCheck {
             return nil
         }
         guard let result = outcome else {
-            return .deadlock(trace: storage.trace, options: options, doing: "setValue(_:forKey:) then value(forKey:)")
+            return .deadlock(trace: storage.trace, options: options, doing: Localized("setValue(_:forKey:) then value(forKey:)", ja: "setValue(_:forKey:) の後の value(forKey:)"))
         }
         return result
     }
@@ -265,7 +267,7 @@ public enum ReadersWritersCheck {
             _ = bothInside.wait(timeout: .now() + 1.5)
         }
         let finished = runOnThreads(2, deadlineSeconds: options.deadlockSeconds + 3) { _ in _ = store.value(forKey: "k") }
-        guard finished else { return .deadlock(trace: storage.trace, options: options, doing: "value(forKey:)") }
+        guard finished else { return .deadlock(trace: storage.trace, options: options, doing: .verbatim("value(forKey:)")) }
         guard storage.currentStatistics.mostReadsAtOnce >= 2 else {
             return CheckFailure(
                 readsOverlap,

@@ -51,7 +51,7 @@ public enum SafeCounterCheck {
         let warm = make()
         guard returnsWithin(seconds: options.deadlockSeconds, {
             warm.increment("home"); _ = warm.count(of: "home"); _ = warm.snapshot()
-        }) else { return .deadlock(trace: Trace(), options: options, doing: "increment / count(of:) / snapshot()") }
+        }) else { return .deadlock(trace: Trace(), options: options, doing: .verbatim("increment / count(of:) / snapshot()")) }
         let counter = make()
         let trace = Trace()
         let calls: [(thread: Int, label: String, body: @Sendable () -> Void)] = [
@@ -68,7 +68,7 @@ public enum SafeCounterCheck {
             (call.thread, { trace.span(call.label) { call.body() } })
         })
         guard let stuck else { return nil }
-        return .deadlock(trace: trace, options: options, doing: calls[stuck].label)
+        return .deadlock(trace: trace, options: options, doing: .verbatim(calls[stuck].label))
     }
 
     static func checkReadsSeeWrites(_ counter: any SafeCounterProtocol, options: CheckOptions) -> CheckFailure? {
@@ -82,7 +82,7 @@ public enum SafeCounterCheck {
                 let fromSnapshot = expected % 50 == 0 ? counter.snapshot()[page, default: 0] : expected
                 guard seen != expected || fromSnapshot != expected else { continue }
                 let (call, value) = seen != expected ? ("count(of: \"\(page)\")", seen) : ("snapshot()[\"\(page)\"]", fromSnapshot)
-                trace.record("\(call) → \(value), expected \(expected)")
+                trace.record(Localized("\(call) → \(value), expected \(expected)", ja: "\(call) → \(value)（正しくは \(expected)）"))
                 let sequence = trace.events.count - 1
                 firstStale.withLock { stale in
                     if stale == nil {
@@ -97,7 +97,7 @@ public enum SafeCounterCheck {
         if let stale = firstStale.current {
             return CheckFailure(readsSeeWrites, observed: stale.text, events: traceWindow(trace.events, around: stale.sequence))
         }
-        if !finished { return .deadlock(trace: trace, options: options, doing: "increment / count(of:)") }
+        if !finished { return .deadlock(trace: trace, options: options, doing: .verbatim("increment / count(of:)")) }
         return nil
     }
 
@@ -108,20 +108,27 @@ public enum SafeCounterCheck {
             let counter = make()
             // Warm up elsewhere: the Swift runtime's first-call locks are releases too.
             guard returnsWithin(seconds: options.deadlockSeconds, { counter.increment("warm"); _ = counter.count(of: "warm") }) else {
-                return .deadlock(trace: Trace(), options: options, doing: "increment / count(of:)")
+                return .deadlock(trace: Trace(), options: options, doing: .verbatim("increment / count(of:)"))
             }
             let outcome = PausedInterleaving.run(pausingFirstAfterRelease: release, deadlineSeconds: options.deadlockSeconds,
                                                  first: { counter.increment("home") }, second: { counter.increment("home") })
             let trace = Trace()
-            trace.record("increment(\"home\") paused after its release \(release)", lane: "T1")
+            let nth = Localized.ordinal(release)
+            trace.record(Localized("increment(\"home\") paused after its release \(release)",
+                                   ja: "increment(\"home\") を \(nth.ja)の解放後に止める"), lane: "T1")
             switch outcome {
             case .notReached: return nil
-            case .stuck: return .deadlock(trace: trace, options: options, doing: "increment(\"home\") on two threads, one paused after its release \(release)")
+            case .stuck:
+                return .deadlock(trace: trace, options: options, doing: Localized(
+                    "increment(\"home\") on two threads, one paused after its release \(release)",
+                    ja: "2 本のスレッドの increment(\"home\")（一方は \(nth.ja)の解放後に止めた）"))
             case .interleaved(let secondBlocked):
-                trace.record(secondBlocked ? "increment(\"home\") waits for T1" : "increment(\"home\") returned", lane: "T2")
-                trace.record("increment(\"home\") goes on and returns", lane: "T1")
+                trace.record(secondBlocked ? Localized("increment(\"home\") waits for T1", ja: "increment(\"home\") は T1 を待つ")
+                                           : Localized("increment(\"home\") returned", ja: "increment(\"home\") が戻る"), lane: "T2")
+                trace.record(Localized("increment(\"home\") goes on and returns", ja: "increment(\"home\") を再開、戻る"), lane: "T1")
                 guard let count = withDeadline(seconds: options.deadlockSeconds, { counter.count(of: "home") }) else {
-                    return .deadlock(trace: trace, options: options, doing: "count(of: \"home\") after two increments")
+                    return .deadlock(trace: trace, options: options, doing: Localized(
+                        "count(of: \"home\") after two increments", ja: "2 回の increment の後の count(of: \"home\")"))
                 }
                 trace.record("count(of: \"home\") → \(count)", lane: "main")
                 guard count != 2 else { continue }
@@ -151,14 +158,15 @@ public enum SafeCounterCheck {
                     for _ in 0..<incrementsPerThread { counter.increment(page) }
                 }
             }
-            guard finished else { return .deadlock(trace: trace, options: options, doing: "increment") }
+            guard finished else { return .deadlock(trace: trace, options: options, doing: .verbatim("increment")) }
             guard let counts = withDeadline(seconds: options.deadlockSeconds, { counter.snapshot() }) else {
-                return .deadlock(trace: trace, options: options, doing: "snapshot()")
+                return .deadlock(trace: trace, options: options, doing: .verbatim("snapshot()"))
             }
             let home = counts["home", default: 0], about = counts["about", default: 0]
-            trace.record("snapshot: home=\(home) about=\(about)")
+            trace.record(.verbatim("snapshot() → home=\(home) about=\(about)"))
+            // Code-like, so the tally reads the same in every language.
             var outcome = "home=\(home) about=\(about)"
-            if home != expected || about != expected { outcome += "  (\(2 * expected - home - about) lost)" }
+            if home != expected || about != expected { outcome += "  lost=\(2 * expected - home - about)" }
             tally.record(outcome)
             if tally.verdict(of: outcome) == .forbidden {
                 failingTrace = trace.events

@@ -127,14 +127,15 @@ public enum AsyncOperationCheck {
         // caches under its own locks, and a lock both probe threads take would order their
         // calls for TSan and hide the race.
         guard returnsWithin(seconds: options.deadlockSeconds, { warmUp(make) }) else {
-            return .failure(.deadlock(trace: Trace(), options: options, doing: "start(), done(), cancel() and the flags of one operation"))
+            return .failure(.deadlock(trace: Trace(), options: options, doing: Localized(
+                "start(), done(), cancel() and the flags of one operation", ja: "1 つのオペレーションの start()・done()・cancel() とフラグ")))
         }
         let trace = Trace()
         let token = HappensBeforeToken()
         let held = QuietState<(calls: Int, done: (@Sendable () -> Void)?)>((0, nil))
         let operation = make { done in
             held.update { $0.calls += 1; $0.done = done }
-            trace.record("work called", lane: "work")
+            trace.record(Localized("work called", ja: "処理が呼ばれる"), lane: Localized("work", ja: "処理"))
             // A real callback API carries the request to the thread that answers it.
             RaceDetector.happensBefore(token)
         }
@@ -152,13 +153,13 @@ public enum AsyncOperationCheck {
             return Flags(asynchronous: asynchronous ? operation.isAsynchronous : nil, executing: executing, finished: finished)
         }
         let seconds = options.deadlockSeconds
-        let steps: [(thread: Int, label: String, body: @Sendable () -> Void)] = [
-            (1, "isExecuting, isFinished", { _ = flags(of: operation) }),
-            (0, "start()", {
+        let steps: [(thread: Int, label: Localized, body: @Sendable () -> Void)] = [
+            (1, .verbatim("isExecuting, isFinished"), { _ = flags(of: operation) }),
+            (0, .verbatim("start()"), {
                 operation.start()
                 seen.update { $0.workCallsAfterStart = held.current.calls }
             }),
-            (1, "isAsynchronous, isExecuting, isFinished", {
+            (1, .verbatim("isAsynchronous, isExecuting, isFinished"), {
                 // The work may have been handed to another thread: give it a moment, unless
                 // Foundation already counts the operation as finished (it skipped the work).
                 let deadline = Date(timeIntervalSinceNow: min(seconds / 4, 1))
@@ -176,13 +177,13 @@ public enum AsyncOperationCheck {
                     $0.announcements = log.entries
                 }
             }),
-            (0, "isExecuting, isFinished", { _ = flags(of: operation) }),
-            (1, "done()", {
+            (0, .verbatim("isExecuting, isFinished"), { _ = flags(of: operation) }),
+            (1, .verbatim("done()"), {
                 guard let done = held.current.done else { return }
                 RaceDetector.happensAfter(token)
                 done()
             }),
-            (0, "isExecuting, isFinished", {
+            (0, .verbatim("isExecuting, isFinished"), {
                 let now = flags(of: operation)
                 let record = FoundationRecord.state(of: operation)
                 seen.update {
@@ -191,20 +192,20 @@ public enum AsyncOperationCheck {
                     $0.announcementsAfterDone = log.entries
                 }
             }),
-            (1, "done() again", { held.current.done?() }),
-            (0, "isExecuting, isFinished", {
+            (1, Localized("done() again", ja: "もう一度 done()"), { held.current.done?() }),
+            (0, .verbatim("isExecuting, isFinished"), {
                 let now = flags(of: operation)
                 seen.update {
                     $0.afterSecondDone = now
                     $0.announcementsAfterSecondDone = log.entries
                 }
             }),
-            (1, "isExecuting, isFinished (a second operation)", { _ = flags(of: cancelled) }),
-            (0, "cancel(), then start()", {
+            (1, Localized("isExecuting, isFinished (a second operation)", ja: "isExecuting, isFinished（2 つ目）"), { _ = flags(of: cancelled) }),
+            (0, Localized("cancel(), then start()", ja: "cancel() の後 start()"), {
                 cancelled.cancel()
                 cancelled.start()
             }),
-            (1, "isExecuting, isFinished (the cancelled one)", {
+            (1, Localized("isExecuting, isFinished (the cancelled one)", ja: "isExecuting, isFinished（キャンセル済み）"), {
                 let now = flags(of: cancelled)
                 seen.update {
                     $0.cancelledFlags = now
@@ -217,7 +218,9 @@ public enum AsyncOperationCheck {
         })
         withExtendedLifetime((operation, cancelled, log)) {}
         if let stuck {
-            return .failure(.deadlock(trace: trace, options: options, doing: "\(steps[stuck].label) (thread \(steps[stuck].thread))"))
+            let step = steps[stuck]
+            return .failure(.deadlock(trace: trace, options: options, doing: Localized(
+                "\(step.label.en) (thread \(step.thread))", ja: "\(step.label.ja)（スレッド \(step.thread)）")))
         }
         var result = seen.current
         result.events = trace.events
@@ -345,8 +348,8 @@ public enum AsyncOperationCheck {
             // Darwin: the notifications themselves, in order.
             if !entries.contains(where: { $0.key == "isExecuting" && !$0.prior && $0.value == true }) {
                 return CheckFailure(changesAnnounced, observed: Localized(
-                    "start() made isExecuting true without announcing it (notifications seen: \(entries.map(\.description).joined(separator: ", ")); expected will isExecuting, did isExecuting=true).",
-                    ja: "start() は isExecuting を true にしましたが通知しませんでした（見えた通知: \(entries.map(\.description).joined(separator: ", "))。期待値は will isExecuting、did isExecuting=true）。"),
+                    "start() made isExecuting true without announcing it (notifications seen: \(entries.map(\.description).joined(separator: ", ")); expected willChangeValue(isExecuting), didChangeValue(isExecuting)=true).",
+                    ja: "start() は isExecuting を true にしましたが通知しませんでした（見えた通知: \(entries.map(\.description).joined(separator: ", "))。期待値は willChangeValue(isExecuting)、didChangeValue(isExecuting)=true）。"),
                     events: events)
             }
             let all = seen.announcementsAfterSecondDone ?? entries
@@ -362,15 +365,21 @@ public enum AsyncOperationCheck {
 
     // MARK: 1. A dependant on a queue
 
+    /// A's work on the trace, from the call until `done`.
+    static let aWork = Localized("A: work", ja: "A: 処理")
+    /// The lane of what the check itself does.
+    static let checkLane = Localized("check", ja: "チェック")
+    static let aWorkStarting = Localized("A's work to start after the queue got A", ja: "キューが A を受け取った後の A の処理の開始")
+
     static func checkDependant(_ make: @escaping Make, options: CheckOptions) -> CheckFailure? {
         let trace = Trace()
         let state = QuietState<(calls: Int, done: (@Sendable () -> Void)?, bStarted: Bool)>((0, nil, false))
         let a = make { done in
-            trace.begin("A: work", lane: "A")
+            trace.begin(aWork, lane: "A")
             state.update { $0.calls += 1; $0.done = done }
         }
         let b = BlockOperation {
-            trace.record("B starts", lane: "B")
+            trace.record(Localized("B starts", ja: "B が始まる"), lane: "B")
             state.update { $0.bStarted = true }
         }
         b.addDependency(a)
@@ -379,7 +388,7 @@ public enum AsyncOperationCheck {
         queue.addOperations([a, b], waitUntilFinished: false)
         defer { withExtendedLifetime((a, b)) {} }
         guard state.wait(seconds: options.deadlockSeconds, until: { $0.calls > 0 || $0.bStarted }) else {
-            return .deadlock(trace: trace, options: options, doing: "A's work to start after the queue got A")
+            return .deadlock(trace: trace, options: options, doing: aWorkStarting)
         }
         observationWindow()
         let now = state.current
@@ -395,7 +404,7 @@ public enum AsyncOperationCheck {
         release(now.done, trace: trace)
         let waitSeconds = min(options.deadlockSeconds, 2)
         guard state.wait(seconds: waitSeconds, until: { $0.bStarted }) else {
-            trace.record("B never started", lane: "B")
+            trace.record(Localized("B never started", ja: "B は始まらない"), lane: "B")
             return CheckFailure(dependantStarts, observed: Localized(
                 "A's work called done, but B — which depends on A — never started (waited \(formatSeconds(waitSeconds))); A reads isFinished=\(a.isFinished). The queue only learns that A finished from key-value notifications: wrap every change of isFinished (and isExecuting) in willChangeValue(forKey: \"isFinished\") / didChangeValue(forKey: \"isFinished\").",
                 ja: "A の処理は done を呼びましたが、A に依存する B が始まりませんでした（\(formatSeconds(waitSeconds)) 待機）。A の isFinished は \(a.isFinished) です。キューが A の終了を知る手段は KVO 通知だけです。isFinished（と isExecuting）の変更をすべて willChangeValue(forKey: \"isFinished\") / didChangeValue(forKey: \"isFinished\") で囲みましょう。"),
@@ -407,7 +416,7 @@ public enum AsyncOperationCheck {
     /// Calls a held `done` (the reply of the fake work) on this thread.
     static func release(_ done: (@Sendable () -> Void)?, trace: Trace) {
         guard let done else { return }
-        trace.end("A: work", lane: "A")
+        trace.end(aWork, lane: "A")
         trace.record("A: done()", lane: "A")
         done()
     }
@@ -418,13 +427,14 @@ public enum AsyncOperationCheck {
         let trace = Trace()
         let doneReturned = QuietState(false)
         let a = make { done in
-            trace.record("A: work calls done() at once", lane: "A")
+            trace.record(Localized("A: work calls done() at once", ja: "A: 処理がすぐ done() を呼ぶ"), lane: "A")
             done()
             doneReturned.update { $0 = true }
         }
         defer { withExtendedLifetime(a) {} }
-        guard returnsWithin(seconds: options.deadlockSeconds, { trace.span("A.start()", lane: "check") { a.start() } }) else {
-            return .deadlock(trace: trace, options: options, doing: "start() of an operation whose work calls done at once")
+        guard returnsWithin(seconds: options.deadlockSeconds, { trace.span(.verbatim("A.start()"), lane: checkLane) { a.start() } }) else {
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "start() of an operation whose work calls done at once", ja: "処理がすぐ done を呼ぶオペレーションの start()"))
         }
         // start() may have handed the work to another thread: wait until done has returned there.
         guard doneReturned.wait(seconds: options.deadlockSeconds, until: { $0 }) else {
@@ -457,11 +467,11 @@ public enum AsyncOperationCheck {
         let workRan = QuietState(false)
         let a = make { done in
             workRan.update { $0 = true }
-            trace.record("A: work runs", lane: "A")
+            trace.record(Localized("A: work runs", ja: "A: 処理を実行"), lane: "A")
             done()
         }
         a.cancel()
-        trace.record("A cancelled, then added to the queue", lane: "check")
+        trace.record(Localized("A cancelled, then added to the queue", ja: "キャンセルした A を追加"), lane: checkLane)
         let queue = OperationQueue()
         queue.addOperation(a)
         defer { withExtendedLifetime(a) {} }
@@ -488,13 +498,13 @@ public enum AsyncOperationCheck {
         let trace = Trace()
         let held = QuietState<(@Sendable () -> Void)?>(nil)
         let a = make { done in
-            trace.begin("A: work", lane: "A")
+            trace.begin(aWork, lane: "A")
             held.update { $0 = done }
         }
         let cWorkRan = QuietState(false)
         let c = make { done in
             cWorkRan.update { $0 = true }
-            trace.record("C: work runs", lane: "C")
+            trace.record(Localized("C: work runs", ja: "C: 処理を実行"), lane: "C")
             done()
         }
         c.addDependency(a)
@@ -502,14 +512,14 @@ public enum AsyncOperationCheck {
         queue.addOperations([a, c], waitUntilFinished: false)
         defer { withExtendedLifetime((a, c)) {} }
         guard held.wait(seconds: options.deadlockSeconds, until: { $0 != nil }) else {
-            return .deadlock(trace: trace, options: options, doing: "A's work to start after the queue got A")
+            return .deadlock(trace: trace, options: options, doing: aWorkStarting)
         }
-        trace.record("C.cancel() while C waits for A", lane: "check")
+        trace.record(Localized("C.cancel() while C waits for A", ja: "C.cancel()（C は A を待機中）"), lane: checkLane)
         c.cancel()
         let waitSeconds = min(options.deadlockSeconds, 2)
         let cFinished = returnsWithin(seconds: waitSeconds) { c.waitUntilFinished() }
         let cFlags = Flags(executing: c.isExecuting, finished: c.isFinished)
-        trace.end("A: work", lane: "A")
+        trace.end(aWork, lane: "A")
         held.current?()
         if cWorkRan.current {
             return CheckFailure(cancelledSkipsWork, observed: Localized(
@@ -524,7 +534,8 @@ public enum AsyncOperationCheck {
                 events: trace.events)
         }
         guard returnsWithin(seconds: options.deadlockSeconds, { queue.waitUntilAllOperationsAreFinished() }) else {
-            return .deadlock(trace: trace, options: options, doing: "the queue after A's work called done")
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "the queue after A's work called done", ja: "A の処理が done を呼んだ後のキュー"))
         }
         return nil
     }
@@ -554,8 +565,10 @@ public enum AsyncOperationCheck {
         defer { withExtendedLifetime(operations) {} }
         guard returnsWithin(seconds: options.deadlockSeconds, { queue.waitUntilAllOperationsAreFinished() }) else {
             let done = order.current.map(\.count).reduce(0, +)
-            trace.record("\(done) of \(chains * length) works started")
-            return .deadlock(trace: trace, options: options, doing: "\(chains) chains of \(length) operations finishing from other threads (\(done) of \(chains * length) works started)")
+            trace.record(Localized("\(done) of \(chains * length) works started", ja: "処理 \(chains * length) 件中 \(done) 件が開始"))
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "\(chains) chains of \(length) operations finishing from other threads (\(done) of \(chains * length) works started)",
+                ja: "別スレッドから終わる \(length) 個のオペレーションのチェーン \(chains) 本（処理 \(chains * length) 件中 \(done) 件が開始）"))
         }
         let wrong = order.current.enumerated().filter { $0.element != Array(0..<length) }
         guard wrong.isEmpty else {

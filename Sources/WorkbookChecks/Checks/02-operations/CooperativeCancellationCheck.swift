@@ -68,7 +68,8 @@ public enum CooperativeCancellationCheck {
             withExtendedLifetime((worker, publisher)) {}
         }
         guard returnsWithin(seconds: options.deadlockSeconds, warmUp) else {
-            return .deadlock(trace: Trace(), options: options, doing: "a worker and a publisher started by hand")
+            return .deadlock(trace: Trace(), options: options, doing: Localized(
+                "a worker and a publisher started by hand", ja: "手で開始したワーカーとパブリッシャー"))
         }
         let subject = make()
         let trace = Trace()
@@ -93,7 +94,9 @@ public enum CooperativeCancellationCheck {
         })
         withExtendedLifetime(made) {}
         guard let stuck else { return nil }
-        return .deadlock(trace: trace, options: options, doing: "\(steps[stuck].label) (thread \(steps[stuck].thread))")
+        let step = steps[stuck]
+        return .deadlock(trace: trace, options: options, doing: Localized(
+            "\(step.label) (thread \(step.thread))", ja: "\(step.label)（スレッド \(step.thread)）"))
     }
 
     /// A worker and a publisher that depends on it, on a fresh queue. Callers keep the
@@ -111,7 +114,10 @@ public enum CooperativeCancellationCheck {
         return (queue, worker, publisher)
     }
 
-    static func drain(_ queue: OperationQueue, _ sink: WorkSink, options: CheckOptions, doing: String) -> CheckFailure? {
+    /// The lane of what the check itself does.
+    static let checkLane = Localized("check", ja: "チェック")
+
+    static func drain(_ queue: OperationQueue, _ sink: WorkSink, options: CheckOptions, doing: Localized) -> CheckFailure? {
         let drained: Bool? = withDeadline(seconds: options.deadlockSeconds) {
             queue.waitUntilAllOperationsAreFinished()
             return true
@@ -142,7 +148,8 @@ public enum CooperativeCancellationCheck {
         }
         for sink in sinks { sink.releaseHeldItem() }
         let drained = returnsWithin(seconds: options.deadlockSeconds) { queue.waitUntilAllOperationsAreFinished() }
-        guard drained else { return .deadlock(trace: trace, options: options, doing: "two workers and their publishers, not cancelled") }
+        guard drained else { return .deadlock(trace: trace, options: options, doing: Localized(
+            "two workers and their publishers, not cancelled", ja: "キャンセルしない 2 つのワーカーとそのパブリッシャー")) }
         for (index, sink) in sinks.enumerated() where sink.processedItems != items || sink.publishCount != 1 {
             let processed = sink.processedItems
             let inOrder = processed == items.prefix(processed.count).map { $0 }
@@ -162,12 +169,14 @@ public enum CooperativeCancellationCheck {
         let (queue, worker, publisher) = start(subject, sink: sink)
         defer { withExtendedLifetime((worker, publisher)) {} }
         guard sink.waitUntilHeld(seconds: options.deadlockSeconds) else {
-            return .failure(.deadlock(trace: sink.trace, options: options, doing: "the worker reaching item 10"))
+            return .failure(.deadlock(trace: sink.trace, options: options, doing: Localized(
+                "the worker reaching item 10", ja: "要素 10 までのワーカーの処理")))
         }
-        sink.trace.record(label, lane: "check")
+        sink.trace.record(.verbatim(label), lane: checkLane)
         cancel(queue, worker)
         sink.releaseHeldItem()
-        if let failure = drain(queue, sink, options: options, doing: "the queue after \(label)") { return .failure(failure) }
+        if let failure = drain(queue, sink, options: options, doing: Localized(
+            "the queue after \(label)", ja: "\(label) の後のキュー")) { return .failure(failure) }
         return .success(sink)
     }
 
@@ -202,12 +211,14 @@ public enum CooperativeCancellationCheck {
         queue.addOperations(workers + [publisher], waitUntilFinished: false)
         defer { withExtendedLifetime((workers, publisher)) {} }
         guard sinks.b.waitUntilHeld(seconds: options.deadlockSeconds) else {
-            return .deadlock(trace: trace, options: options, doing: "worker B reaching item 10")
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "worker B reaching item 10", ja: "要素 10 までのワーカー B の処理"))
         }
-        trace.record("B.cancel()", lane: "check")
+        trace.record(.verbatim("B.cancel()"), lane: checkLane)
         workers[1].cancel()
         sinks.b.releaseHeldItem()
-        if let failure = drain(queue, sinks.b, options: options, doing: "the queue after B.cancel()") { return failure }
+        if let failure = drain(queue, sinks.b, options: options, doing: Localized(
+            "the queue after B.cancel()", ja: "B.cancel() の後のキュー")) { return failure }
         let after = sinks.b.processedItems.filter { $0 > 10 }
         if !after.isEmpty {
             return CheckFailure(stopsWhenCancelled, observed: Localized(
@@ -229,7 +240,8 @@ public enum CooperativeCancellationCheck {
         let sink = WorkSink()
         let (queue, worker, publisher) = start(subject, sink: sink, cancelWorkerFirst: true)
         defer { withExtendedLifetime((worker, publisher)) {} }
-        if let failure = drain(queue, sink, options: options, doing: "a worker cancelled before it started") { return failure }
+        if let failure = drain(queue, sink, options: options, doing: Localized(
+            "a worker cancelled before it started", ja: "開始前にキャンセルしたワーカー")) { return failure }
         if !sink.processedItems.isEmpty {
             return CheckFailure(stopsWhenCancelled, observed: Localized(
                 "The worker was cancelled before it was queued, yet \(sink.processedItems.count) item(s) were processed.",
@@ -255,11 +267,12 @@ public enum CooperativeCancellationCheck {
         worker.cancel()
         publisher.cancel()
         let returned = returnsWithin(seconds: options.deadlockSeconds) {
-            sink.trace.span("worker.main() after cancel()") { worker.main() }
-            sink.trace.span("publisher.main() after cancel()") { publisher.main() }
+            sink.trace.span(Localized("worker.main() after cancel()", ja: "cancel() 後の worker.main()")) { worker.main() }
+            sink.trace.span(Localized("publisher.main() after cancel()", ja: "cancel() 後の publisher.main()")) { publisher.main() }
         }
         guard returned else {
-            return .deadlock(trace: sink.trace, options: options, doing: "main() of a cancelled worker and publisher")
+            return .deadlock(trace: sink.trace, options: options, doing: Localized(
+                "main() of a cancelled worker and publisher", ja: "キャンセルしたワーカーとパブリッシャーの main()"))
         }
         let processed = sink.processedItems
         guard processed.isEmpty && sink.publishCount == 0 else {

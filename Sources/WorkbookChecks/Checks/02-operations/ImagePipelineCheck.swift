@@ -80,7 +80,7 @@ public enum ImagePipelineCheck {
         let warm = (stages: PipelineStages(), queue: RecordingQueue())
         warm.queue.maxConcurrentOperationCount = limit
         guard returnsWithin(seconds: options.deadlockSeconds, { make().schedule(warm.stages, on: warm.queue) }) else {
-            return .deadlock(trace: warm.stages.trace, options: options, doing: "schedule(_:on:)")
+            return .deadlock(trace: warm.stages.trace, options: options, doing: .verbatim("schedule(_:on:)"))
         }
         let pipeline = make()
         let trace = Trace()
@@ -105,7 +105,7 @@ public enum ImagePipelineCheck {
         // check's to explain, not the probe's.
         for queue in [warm.queue] + runs.map(\.queue) { settle(queue) }
         withExtendedLifetime((warm, runs)) {}
-        return stuck == nil ? nil : .deadlock(trace: trace, options: options, doing: "schedule(_:on:)")
+        return stuck == nil ? nil : .deadlock(trace: trace, options: options, doing: .verbatim("schedule(_:on:)"))
     }
 
     /// Waits a moment for `queue` to drain; if it does not, cancels what is left and waits again.
@@ -181,7 +181,7 @@ public enum ImagePipelineCheck {
             pipeline.schedule(stages, on: queue)
             gate.update { $0.scheduleReturned = true }
         }
-        guard returned else { return .deadlock(trace: trace, options: options, doing: "schedule(_:on:)") }
+        guard returned else { return .deadlock(trace: trace, options: options, doing: .verbatim("schedule(_:on:)")) }
         if let failure = checkGraph(stages, queue: queue, gate: gate.current, events: trace.events) {
             _ = returnsWithin(seconds: 2) { queue.cancelAllOperations(); queue.waitUntilAllOperationsAreFinished() }
             return failure
@@ -189,7 +189,9 @@ public enum ImagePipelineCheck {
         guard returnsWithin(seconds: options.deadlockSeconds + 2, { queue.waitUntilAllOperationsAreFinished() }) else {
             let ended = trace.events.filter { $0.kind == .end }.map(\.lane)
             let unfinished = PipelineStage.allCases.map(\.rawValue).filter { !ended.contains($0) }
-            return .deadlock(trace: trace, options: options, doing: "the queue after schedule(_:on:) (stages not finished: \(unfinished.joined(separator: ", ")))")
+            let names = unfinished.joined(separator: ", ")
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "the queue after schedule(_:on:) (stages not finished: \(names))", ja: "schedule(_:on:) の後のキュー（終わっていないステージ: \(names)）"))
         }
         return checkRun(stages, queue: queue, events: trace.events, siblingsMet: gate.current.siblingsMet, siblingSeconds: siblingSeconds)
     }
@@ -349,7 +351,7 @@ public enum ImagePipelineCheck {
                             ja: "この実行ではまだ \(stage.rawValue) は開始されていませんでしたが、キューが開始するのを止めるものは何もありません。")
             return CheckFailure(dependenciesFirst, observed: Localized(
                 "\(stage.rawValue) was added to the queue while it depended on \(list(had)); its dependency on \(list(late)) came only afterwards. A queue may start an operation the moment it is added and ready.\(seen.en) Call every addDependency first, then add the operations.",
-                ja: "\(stage.rawValue) は依存先が \(listJa(had)) の状態でキューに追加され、\(listJa(late)) への依存は後から追加されました。キューは、オペレーションが追加されて準備完了になった瞬間に開始することがあります。\(seen.ja)addDependency をすべて先に呼び、それからオペレーションを追加しましょう。"),
+                ja: "\(stage.rawValue) は\(had.isEmpty ? "依存先が 1 つもない" : "依存先が \(listJa(had)) だけの")状態でキューに追加され、\(listJa(late)) への依存は後から追加されました。キューは、オペレーションが追加されて準備完了になった瞬間に開始することがあります。\(seen.ja)addDependency をすべて先に呼び、それからオペレーションを追加しましょう。"),
                 events: events)
         }
         if let stage = gate.wronglyReady.keys.sorted(by: { $0.rawValue < $1.rawValue }).first, let had = gate.wronglyReady[stage] {

@@ -93,7 +93,10 @@ public enum BoundedBufferCheck {
         let warm = make(2)
         guard returnsWithin(seconds: options.deadlockSeconds, {
             warm.put(1); warm.put(2); _ = warm.take(); _ = warm.take()
-        }) else { return .deadlock(trace: Trace(), options: options, doing: "put(1), put(2), take(), take() on one thread (capacity 2)") }
+        }) else {
+            return .deadlock(trace: Trace(), options: options, doing: Localized(
+                "put(1), put(2), take(), take() on one thread (capacity 2)", ja: "1 本のスレッドでの put(1), put(2), take(), take()（容量 2）"))
+        }
         let buffer = make(2)
         let items = freshItems(4)
         // Never more than two items and never a take on an empty buffer: no call has to wait.
@@ -113,7 +116,9 @@ public enum BoundedBufferCheck {
         guard let stuck else { return nil }
         let trace = Trace()
         for call in calls[...stuck] { trace.record(call.label, lane: "T\(call.thread + 1)") }
-        return .deadlock(trace: trace, options: options, doing: "\(calls[stuck].label) (with never more than 2 items in a buffer of 2, and never on an empty one)")
+        return .deadlock(trace: trace, options: options, doing: Localized(
+            "\(calls[stuck].label) (with never more than 2 items in a buffer of 2, and never on an empty one)",
+            ja: "\(calls[stuck].label)（容量 2 のバッファに 2 要素を超えて入れることも、空のバッファから取ることもない）"))
     }
 
     // MARK: 1. First in, first out
@@ -126,11 +131,13 @@ public enum BoundedBufferCheck {
             trace.span("put(\(items[1]))") { buffer.put(items[1]) }
             let first = trace.span("take()") { buffer.take() }
             let second = trace.span("take()") { buffer.take() }
-            trace.record("took \(first), then \(second)")
+            trace.record(Localized("took \(first), then \(second)", ja: "\(first)、\(second) の順に取り出し"))
             return [first, second]
         }
         guard let taken else {
-            return .deadlock(trace: trace, options: options, doing: "put(\(items[0])), put(\(items[1])), take(), take() on one thread (capacity 2)")
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "put(\(items[0])), put(\(items[1])), take(), take() on one thread (capacity 2)",
+                ja: "1 本のスレッドでの put(\(items[0])), put(\(items[1])), take(), take()（容量 2）"))
         }
         if taken.sorted() != items.sorted() {
             return CheckFailure(everyItemOnce, observed: Localized(
@@ -157,16 +164,18 @@ public enum BoundedBufferCheck {
         // Long enough that a call polling every few milliseconds wakes up many times.
         Thread.sleep(forTimeInterval: 0.08)
         if let early = take.value {
-            trace.record("take() returned \(early) from an empty buffer")
+            trace.record(Localized("take() returned \(early) from an empty buffer", ja: "空なのに take() が \(early) を返す"))
             return CheckFailure(takeWaits, observed: Localized(
                 "take() on an empty buffer returned \(early) before anything was put. Wait on the condition while the buffer is empty.",
                 ja: "空のバッファに対する take() が、何も put されないうちに \(early) を返しました。バッファが空の間は条件変数で待ちましょう。"),
                 events: trace.events)
         }
         guard returnsWithin(seconds: options.deadlockSeconds, { trace.span("put(\(item))") { buffer.put(item) } }) else {
-            return .deadlock(trace: trace, options: options, doing: "put(\(item)) into an empty buffer while a take() waits")
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "put(\(item)) into an empty buffer while a take() waits", ja: "take() が待つ間の、空のバッファへの put(\(item))"))
         }
-        if let failure = wakeFailure(take, in: buffer, after: "put(\(item))", stuck: "take() after put(\(item)) into the empty buffer it waited on", trace: trace, options: options) {
+        if let failure = wakeFailure(take, in: buffer, after: "put(\(item))", stuck: Localized(
+            "take() after put(\(item)) into the empty buffer it waited on", ja: "待っていた空のバッファへの put(\(item)) の後の take()"), trace: trace, options: options) {
             return failure
         }
         if take.value != item {
@@ -185,7 +194,8 @@ public enum BoundedBufferCheck {
             trace.span("put(\(items[1]))") { buffer.put(items[1]) }
         }
         guard filled else {
-            return .deadlock(trace: trace, options: options, doing: "put(\(items[0])), put(\(items[1])) into an empty buffer of capacity 2")
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "put(\(items[0])), put(\(items[1])) into an empty buffer of capacity 2", ja: "容量 2 の空のバッファへの put(\(items[0])), put(\(items[1]))"))
         }
         let put = BlockingCall("put(\(items[2]))", trace: trace) { buffer.put(items[2]) }
         put.waitUntilAsleep()
@@ -197,13 +207,17 @@ public enum BoundedBufferCheck {
                 events: trace.events)
         }
         guard let first = withDeadline(seconds: options.deadlockSeconds, { trace.span("take()") { buffer.take() } }) else {
-            return .deadlock(trace: trace, options: options, doing: "take() from a full buffer while a put waits")
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "take() from a full buffer while a put waits", ja: "put が待つ間の、満杯のバッファからの take()"))
         }
-        if let failure = wakeFailure(put, in: buffer, after: "take()", stuck: "put(\(items[2])) after a take() made room in the full buffer it waited on", trace: trace, options: options) {
+        if let failure = wakeFailure(put, in: buffer, after: "take()", stuck: Localized(
+            "put(\(items[2])) after a take() made room in the full buffer it waited on",
+            ja: "待っていた満杯のバッファに take() が空きを作った後の put(\(items[2]))"), trace: trace, options: options) {
             return failure
         }
         guard let rest = withDeadline(seconds: options.deadlockSeconds, { [buffer.take(), buffer.take()] }) else {
-            return .deadlock(trace: trace, options: options, doing: "take() twice from a buffer holding 2 items")
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "take() twice from a buffer holding 2 items", ja: "2 要素が入ったバッファからの 2 回の take()"))
         }
         let taken = [first] + rest
         if taken.sorted() != items.sorted() {
@@ -221,7 +235,7 @@ public enum BoundedBufferCheck {
 
     /// Waits for a blocked call to return after `change` made its condition true: nil when it
     /// did, a missed wake-up when only an extra broadcast from the check let it out, else a deadlock.
-    static func wakeFailure(_ call: BlockingCall<some Sendable>, in buffer: any BoundedBufferProtocol, after change: String, stuck: String, trace: Trace, options: CheckOptions) -> CheckFailure? {
+    static func wakeFailure(_ call: BlockingCall<some Sendable>, in buffer: any BoundedBufferProtocol, after change: String, stuck: Localized, trace: Trace, options: CheckOptions) -> CheckFailure? {
         switch call.awaitWake(seconds: options.deadlockSeconds / 2, conditions: LearnerConditions(in: buffer)) {
         case .returned: return nil
         case .onlyAfterExtraBroadcast: return missedWakeup(waiter: call.label, change: change, trace: trace, options: options)
@@ -237,9 +251,11 @@ public enum BoundedBufferCheck {
             events: trace.events)
     }
 
+    static let broadcastFromCheck = Localized("broadcast() from the check", ja: "チェックから broadcast()")
+
     static func missedWakeup(waiter: String, change: String, trace: Trace, options: CheckOptions) -> CheckFailure {
         let seconds = formatSeconds(options.deadlockSeconds / 2)
-        trace.record("broadcast() from the check")
+        trace.record(broadcastFromCheck)
         return CheckFailure(wakesTheRightWaiter, observed: Localized(
             "\(waiter) waited; \(change) returned, but \(waiter) was still waiting \(seconds) later. One broadcast() on your condition from the check then let it return at once: nobody had woken it. After every change, call condition.broadcast().",
             ja: "\(waiter) が待っていました。\(change) は戻りましたが、\(seconds) 後も \(waiter) は待ったままでした。チェックがあなたの条件変数に broadcast() を 1 回送ると、すぐに戻りました。誰も起こしていなかったのです。変更のたびに condition.broadcast() を呼びましょう。"),
@@ -255,16 +271,17 @@ public enum BoundedBufferCheck {
         guard !conditions.isEmpty else { return nil }
         let trace = Trace()
         let item = freshItems(1)[0]
-        trace.record("a thread of the check waits on the buffer's condition")
+        trace.record(Localized("a thread of the check waits on the buffer's condition", ja: "チェックのスレッドが条件変数で待つ"))
         let decoys = conditions.all.map { DecoyWaiter(on: $0, seconds: options.deadlockSeconds * 2) }
         defer { decoys.forEach { $0.dismiss() } }
         let take = BlockingCall("take()", trace: trace) { buffer.take() }
         take.waitUntilAsleep()
         guard returnsWithin(seconds: options.deadlockSeconds, { trace.span("put(\(item))") { buffer.put(item) } }) else {
-            return .deadlock(trace: trace, options: options, doing: "put(\(item)) into an empty buffer while a take() waits")
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "put(\(item)) into an empty buffer while a take() waits", ja: "take() が待つ間の、空のバッファへの put(\(item))"))
         }
         let wake = take.awaitWake(seconds: options.deadlockSeconds / 2, conditions: conditions)
-        return wrongWaiterWoken(wake, waiter: "take()", change: "put(\(item))", standIn: Localized("a producer waiting on a full buffer", ja: "満杯のバッファで待つ生産者"),
+        return wrongWaiterWoken(wake, waiter: "take()", change: .verbatim("put(\(item))"), standIn: Localized("a producer waiting on a full buffer", ja: "満杯のバッファで待つ生産者"),
                                 decoys: decoys, trace: trace, options: options)
     }
 
@@ -276,24 +293,27 @@ public enum BoundedBufferCheck {
         let trace = Trace()
         let items = freshItems(2)
         guard returnsWithin(seconds: options.deadlockSeconds, { trace.span("put(\(items[0]))") { buffer.put(items[0]) } }) else {
-            return .deadlock(trace: trace, options: options, doing: "put(\(items[0])) into an empty buffer of capacity 1")
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "put(\(items[0])) into an empty buffer of capacity 1", ja: "容量 1 の空のバッファへの put(\(items[0]))"))
         }
-        trace.record("a thread of the check waits on the buffer's condition")
+        trace.record(Localized("a thread of the check waits on the buffer's condition", ja: "チェックのスレッドが条件変数で待つ"))
         let decoys = conditions.all.map { DecoyWaiter(on: $0, seconds: options.deadlockSeconds * 2) }
         defer { decoys.forEach { $0.dismiss() } }
         let put = BlockingCall("put(\(items[1]))", trace: trace) { buffer.put(items[1]) }
         put.waitUntilAsleep()
         guard let first = withDeadline(seconds: options.deadlockSeconds, { trace.span("take()") { buffer.take() } }) else {
-            return .deadlock(trace: trace, options: options, doing: "take() from a full buffer of capacity 1 while a put waits")
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "take() from a full buffer of capacity 1 while a put waits", ja: "put が待つ間の、容量 1 の満杯のバッファからの take()"))
         }
         let wake = put.awaitWake(seconds: options.deadlockSeconds / 2, conditions: conditions)
-        if let failure = wrongWaiterWoken(wake, waiter: "put(\(items[1]))", change: "take() (which returned \(first))",
+        if let failure = wrongWaiterWoken(wake, waiter: "put(\(items[1]))", change: Localized("take() (which returned \(first))", ja: "take()（\(first) を返した）"),
                                           standIn: Localized("a consumer waiting on an empty buffer", ja: "空のバッファで待つ消費者"),
                                           decoys: decoys, trace: trace, options: options) {
             return failure
         }
         guard let second = withDeadline(seconds: options.deadlockSeconds, { buffer.take() }) else {
-            return .deadlock(trace: trace, options: options, doing: "take() from a buffer holding 1 item")
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "take() from a buffer holding 1 item", ja: "1 要素が入ったバッファからの take()"))
         }
         if [first, second] != items {
             return CheckFailure(everyItemOnce, observed: Localized(
@@ -303,24 +323,24 @@ public enum BoundedBufferCheck {
         return nil
     }
 
-    static func wrongWaiterWoken(_ wake: BlockedCallWake, waiter: String, change: String, standIn: Localized,
+    static func wrongWaiterWoken(_ wake: BlockedCallWake, waiter: String, change: Localized, standIn: Localized,
                                  decoys: [DecoyWaiter], trace: Trace, options: CheckOptions) -> CheckFailure? {
         switch wake {
         case .returned:
             return nil
         case .stuck:
-            return .deadlock(trace: trace, options: options, doing: "\(waiter) after \(change)")
+            return .deadlock(trace: trace, options: options, doing: Localized("\(waiter) after \(change.en)", ja: "\(change.ja) の後の \(waiter)"))
         case .onlyAfterExtraBroadcast:
             let seconds = formatSeconds(options.deadlockSeconds / 2)
-            trace.record("broadcast() from the check")
+            trace.record(broadcastFromCheck)
             let standInWoken = decoys.contains { $0.wasWoken }
             let who = standInWoken
                 ? Localized("The wake-up went to the stand-in, which had waited longer: signal() wakes one waiter, and it was the wrong one.",
                             ja: "起こされたのは、より長く待っていた代役のほうでした。signal() は待機スレッドを 1 本だけ起こし、それが違う相手だったのです。")
                 : Localized("Neither waiter had been woken.", ja: "どちらの待機スレッドも起こされていませんでした。")
             return CheckFailure(wakesTheRightWaiter, observed: Localized(
-                "A thread of the check waited on your condition first, as \(standIn.en) would; then \(waiter) began to wait. \(change) returned, but \(waiter) was still waiting \(seconds) later. \(who.en) One broadcast() from the check then let \(waiter) return at once. Producers and consumers wait on one condition: wake them all with broadcast().",
-                ja: "まずチェックのスレッドが\(standIn.ja)の代わりにあなたの条件変数で待ち、続いて \(waiter) が待ち始めました。\(change) は戻りましたが、\(seconds) 後も \(waiter) は待ったままでした。\(who.ja)チェックが broadcast() を 1 回送ると、\(waiter) はすぐに戻りました。生産者と消費者は 1 つの条件変数で待つので、broadcast() で全員を起こしましょう。"),
+                "A thread of the check waited on your condition first, as \(standIn.en) would; then \(waiter) began to wait. \(change.en) returned, but \(waiter) was still waiting \(seconds) later. \(who.en) One broadcast() from the check then let \(waiter) return at once. Producers and consumers wait on one condition: wake them all with broadcast().",
+                ja: "まずチェックのスレッドが\(standIn.ja)の代わりにあなたの条件変数で待ち、続いて \(waiter) が待ち始めました。\(change.ja) は戻りましたが、\(seconds) 後も \(waiter) は待ったままでした。\(who.ja)チェックが broadcast() を 1 回送ると、\(waiter) はすぐに戻りました。生産者と消費者は 1 つの条件変数で待つので、broadcast() で全員を起こしましょう。"),
                 events: trace.events)
         }
     }
@@ -332,7 +352,8 @@ public enum BoundedBufferCheck {
         let trace = Trace()
         let items = freshItems(3)
         guard returnsWithin(seconds: options.deadlockSeconds, { trace.span("put(\(items[0]))") { buffer.put(items[0]) } }) else {
-            return .deadlock(trace: trace, options: options, doing: "put(\(items[0])) into an empty buffer of capacity 1")
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "put(\(items[0])) into an empty buffer of capacity 1", ja: "容量 1 の空のバッファへの put(\(items[0]))"))
         }
         let first = BlockingCall("put(\(items[1]))", trace: trace) { buffer.put(items[1]) }
         first.waitUntilAsleep()
@@ -340,15 +361,17 @@ public enum BoundedBufferCheck {
         second.waitUntilAsleep()
         let puts = [first, second]
         guard let taken = withDeadline(seconds: options.deadlockSeconds, { trace.span("take()") { buffer.take() } }) else {
-            return .deadlock(trace: trace, options: options, doing: "take() from a full buffer while two puts wait")
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "take() from a full buffer while two puts wait", ja: "2 つの put が待つ間の、満杯のバッファからの take()"))
         }
         guard waitForAny(puts, seconds: options.deadlockSeconds / 2) else {
-            return .deadlock(trace: trace, options: options, doing: "either waiting put after take() made room")
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "either waiting put after take() made room", ja: "take() が空きを作った後の、待っている put のどちらか"))
         }
         observationWindow()
         let returned = puts.filter(\.hasReturned)
         if returned.count == 2 {
-            trace.record("both puts returned")
+            trace.record(Localized("both puts returned", ja: "put が 2 つとも戻る"))
             return CheckFailure(looksAgain, observed: Localized(
                 "The buffer (capacity 1) held \(items[0]); \(first.label) and \(second.label) both waited. One take() returned \(taken) and made room for one item, yet both put calls returned: the second one woke up and added its item without looking again, to a buffer that was full. Wait in `while items.count == capacity`, not `if`.",
                 ja: "バッファ（容量 1）には \(items[0]) が入っていて、\(first.label) と \(second.label) が両方待っていました。take() が 1 回 \(taken) を返して 1 要素ぶんの空きができただけなのに、put が 2 つとも戻りました。2 つ目は起きた後もう一度確かめずに、満杯のバッファに要素を追加したのです。`if` ではなく `while items.count == capacity` で待ちましょう。"),
@@ -357,7 +380,8 @@ public enum BoundedBufferCheck {
         // Drain: the put still waiting gets its room now.
         let drained = withDeadline(seconds: options.deadlockSeconds) { [buffer.take(), buffer.take()] }
         guard let drained, puts.allSatisfy({ $0.waitForReturn(seconds: options.deadlockSeconds) }) else {
-            return .deadlock(trace: trace, options: options, doing: "take() twice while the other put waits")
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "take() twice while the other put waits", ja: "もう一方の put が待つ間の 2 回の take()"))
         }
         let all = [taken] + drained
         if all.sorted() != items.sorted() {
@@ -379,16 +403,18 @@ public enum BoundedBufferCheck {
         second.waitUntilAsleep()
         let takes = [first, second]
         guard returnsWithin(seconds: options.deadlockSeconds, { trace.span("put(\(items[0]))") { buffer.put(items[0]) } }) else {
-            return .deadlock(trace: trace, options: options, doing: "put(\(items[0])) while two takes wait")
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "put(\(items[0])) while two takes wait", ja: "2 つの take が待つ間の put(\(items[0]))"))
         }
         guard waitForAny(takes, seconds: options.deadlockSeconds / 2) else {
-            return .deadlock(trace: trace, options: options, doing: "either waiting take after put(\(items[0]))")
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "either waiting take after put(\(items[0]))", ja: "put(\(items[0])) の後の、待っている take のどちらか"))
         }
         observationWindow()
         let returned = takes.filter(\.hasReturned)
         if returned.count == 2 {
             let values = returned.compactMap(\.value)
-            trace.record("both takes returned: \(values)")
+            trace.record(Localized("both takes returned: \(values)", ja: "take が 2 つとも戻る: \(values)"))
             return CheckFailure(looksAgain, observed: Localized(
                 "Two take() calls waited on an empty buffer; one put(\(items[0])) brought one item, yet both returned (\(values[0]) and \(values[1])): the second woke up and took from a buffer that the first had already emptied. Wait in `while items.isEmpty`, not `if`.",
                 ja: "空のバッファで 2 つの take() が待っていました。put(\(items[0])) で入った要素は 1 つなのに、両方が戻りました（\(values[0]) と \(values[1])）。2 つ目は起きた後、1 つ目がすでに空にしたバッファから取り出したのです。`if` ではなく `while items.isEmpty` で待ちましょう。"),
@@ -396,7 +422,8 @@ public enum BoundedBufferCheck {
         }
         guard returnsWithin(seconds: options.deadlockSeconds, { trace.span("put(\(items[1]))") { buffer.put(items[1]) } }),
               takes.allSatisfy({ $0.waitForReturn(seconds: options.deadlockSeconds) }) else {
-            return .deadlock(trace: trace, options: options, doing: "put(\(items[1])) and the take still waiting")
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "put(\(items[1])) and the take still waiting", ja: "put(\(items[1])) と、まだ待っている take"))
         }
         let values = takes.compactMap(\.value)
         if values.sorted() != items.sorted() {
@@ -431,7 +458,8 @@ public enum BoundedBufferCheck {
         }
         let trace = Trace()
         guard finished else {
-            trace.record("\(producers) producers and \(consumers) consumers did not finish within \(formatSeconds(options.deadlockSeconds))")
+            trace.record(Localized("\(producers) producers and \(consumers) consumers did not finish within \(formatSeconds(options.deadlockSeconds))",
+                                   ja: "生産者 \(producers) 本と消費者 \(consumers) 本が \(formatSeconds(options.deadlockSeconds)) 以内に終わらない"))
             return CheckFailure(.finishes, observed: Localized(
                 "\(producers) producers and \(consumers) consumers moving \(producers * perProducer) items through a buffer of 2 did not finish within \(formatSeconds(options.deadlockSeconds)): the threads still inside put or take were waiting for a wake-up that never came, or for a lock nobody released.",
                 ja: "\(producers) 本の生産者スレッドと \(consumers) 本の消費者スレッドが容量 2 のバッファで \(producers * perProducer) 要素を受け渡す処理が \(formatSeconds(options.deadlockSeconds)) 以内に終わりませんでした。put や take の中に残ったスレッドは、来ることのない起床の合図か、誰も解放しないロックを待っていました。"),

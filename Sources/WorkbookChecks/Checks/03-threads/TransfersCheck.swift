@@ -79,10 +79,12 @@ public enum TransfersCheck {
         observationWindow(margin: 0.05)
         let cameBack = returned.wait(timeout: .now()) == .success
         let seen = accounts.map(\.balance)
-        trace.record("the check holds both accounts' locks: balances \(seen.map(String.init).joined(separator: ", "))")
+        let balances = seen.map(String.init).joined(separator: ", ")
+        trace.record(Localized("the check holds both accounts' locks: balances \(balances)", ja: "チェックが両口座のロックを保持: 残高 \(balances)"))
         for account in accounts { account.lock.auditorUnlock() }
         if !cameBack, returned.wait(timeout: .now() + options.deadlockSeconds) == .timedOut {
-            return .deadlock(trace: trace, options: options, doing: "transfer(_:from:to:) after the check released the locks")
+            return .deadlock(trace: trace, options: options, doing: Localized(
+                "transfer(_:from:to:) after the check released the locks", ja: "チェックがロックを解放した後の transfer(_:from:to:)"))
         }
         guard cameBack || seen != start else { return nil }
         return CheckFailure(
@@ -126,7 +128,10 @@ public enum TransfersCheck {
         guard returnsWithin(seconds: options.deadlockSeconds, {
             warm.transfer(1, from: warmAccounts[0], to: warmAccounts[1])
             warm.transfer(1, from: warmAccounts[1], to: warmAccounts[0])
-        }) else { return .deadlock(trace: Trace(), options: options, doing: "transfer(1, from: 1, to: 2), then 2 → 1, on one thread") }
+        }) else {
+            return .deadlock(trace: Trace(), options: options, doing: Localized(
+                "transfer(1, from: 1, to: 2), then 2 → 1, on one thread", ja: "1 本のスレッドでの transfer(1, from: 1, to: 2) と 2 → 1"))
+        }
         let transfers = make()
         let accounts = freshAccounts(3)
         let moves: [(thread: Int, from: Int, to: Int, amount: Int)] = [
@@ -142,7 +147,8 @@ public enum TransfersCheck {
         guard let stuck else { return nil }
         let trace = Trace()
         for index in moves.indices.prefix(stuck + 1) { trace.record(labels[index], lane: "T\(moves[index].thread + 1)") }
-        return .deadlock(trace: trace, options: options, doing: "\(labels[stuck]) (one transfer at a time)")
+        return .deadlock(trace: trace, options: options, doing: Localized(
+            "\(labels[stuck]) (one transfer at a time)", ja: "\(labels[stuck])（一度に 1 件ずつの送金）"))
     }
 
     // MARK: 1. Opposite transfers at once
@@ -172,7 +178,7 @@ public enum TransfersCheck {
             }
         }
         guard finished else {
-            let holding = describeWaits(trace.events)
+            let holding = describeWaits(trace.events, accounts: accounts)
             return CheckFailure(
                 noLockOrderDeadlock,
                 observed: Localized(
@@ -186,8 +192,11 @@ public enum TransfersCheck {
                              events: trace.events)
     }
 
-    /// "T1 holds account 1 and waits for account 2; T2 …", from the lock events on the trace.
-    static func describeWaits(_ events: [Trace.Event]) -> Localized {
+    /// "T1 holds account 1 and waits for account 2; T2 …", from the lock events on the trace
+    /// (matched in English; each account named in the learner's language).
+    static func describeWaits(_ events: [Trace.Event], accounts: [Account]) -> Localized {
+        let names = Dictionary(accounts.map { ($0.lock.name.en, $0.lock.name) }, uniquingKeysWith: { first, _ in first })
+        func ja(_ name: String) -> String { names[name]?.ja ?? name }
         var lanes: [String] = []
         var held: [String: [String]] = [:], waiting: [String: String] = [:]
         for event in events where event.kind == .point {
@@ -208,8 +217,8 @@ public enum TransfersCheck {
             return "\(lane) \(holds)" + (waiting[lane].map { " and waits for \($0)" } ?? "")
         }
         let ja = lanes.map { lane in
-            let holds = held[lane, default: []].isEmpty ? "口座のロックを持たず" : "\(held[lane, default: []].joined(separator: " と ")) を持ち"
-            return "\(lane) は\(holds)" + (waiting[lane].map { "、\($0) を待っています" } ?? "")
+            let holds = held[lane, default: []].isEmpty ? "口座のロックを持たず" : "\(held[lane, default: []].map(ja).joined(separator: " と ")) を持ち"
+            return "\(lane) は\(holds)" + (waiting[lane].map { "、\(ja($0)) を待っています" } ?? "")
         }
         return Localized(en.joined(separator: "; "), ja: ja.joined(separator: "。"))
     }
@@ -244,17 +253,19 @@ public enum TransfersCheck {
                 while event == nil && !call.hasReturned {
                     if paused.wait(timeout: .now() + 0.001) == .success { event = step.current }
                     if MonotonicClock.now() > deadline {
-                        return .deadlock(trace: trace, options: options, doing: "\(label) with no other transfer running")
+                        return .deadlock(trace: trace, options: options, doing: Localized(
+                            "\(label) with no other transfer running", ja: "ほかに送金がないときの \(label)"))
                     }
                 }
                 guard let event else { break }
                 let moment: Localized = switch event {
-                case let .took(name): Localized("right after it took \(name)", ja: "\(name) を取った直後")
-                case let .released(name): Localized("right after it released \(name)", ja: "\(name) を解放した直後")
+                case let .took(name): Localized("right after it took \(name.en)", ja: "\(name.ja) を取った直後")
+                case let .released(name): Localized("right after it released \(name.en)", ja: "\(name.ja) を解放した直後")
                 }
-                trace.record("paused \(moment.en)")
+                trace.record(Localized("paused \(moment.en)", ja: "\(moment.ja)で止める"))
                 if let seen = audit(accounts) {
-                    trace.record("auditor holds every lock: total \(seen.reduce(0, +)) \(seen)")
+                    trace.record(Localized("auditor holds every lock: total \(seen.reduce(0, +)) \(seen)",
+                                           ja: "監査役が全ロックを保持: 総額 \(seen.reduce(0, +)) \(seen)"))
                     if seen.reduce(0, +) != total {
                         resume.signal()
                         _ = call.waitForReturn(seconds: options.deadlockSeconds)
@@ -266,12 +277,12 @@ public enum TransfersCheck {
                             events: trace.events)
                     }
                 } else {
-                    trace.record("auditor: a lock is held, no count")
+                    trace.record(Localized("auditor: a lock is held, no count", ja: "監査役: 使用中のロックあり、数えない"))
                 }
                 resume.signal()
             }
             guard call.waitForReturn(seconds: options.deadlockSeconds) else {
-                return .deadlock(trace: trace, options: options, doing: label)
+                return .deadlock(trace: trace, options: options, doing: .verbatim(label))
             }
             expected[from] -= sum
             expected[to] += sum
@@ -342,7 +353,8 @@ public enum TransfersCheck {
         let made = stressThreads * transfersPerThread
         guard finished else {
             let trace = Trace()
-            trace.record("\(stressThreads) threads × \(transfersPerThread) transfers did not finish within \(formatSeconds(options.deadlockSeconds))")
+            trace.record(Localized("\(stressThreads) threads × \(transfersPerThread) transfers did not finish within \(formatSeconds(options.deadlockSeconds))",
+                                   ja: "\(stressThreads) 本 × \(transfersPerThread) 回の送金が \(formatSeconds(options.deadlockSeconds)) 以内に終わらない"))
             return CheckFailure(
                 noLockOrderDeadlock,
                 observed: Localized(

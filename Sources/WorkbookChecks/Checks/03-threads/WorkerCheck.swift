@@ -109,7 +109,7 @@ public enum WorkerCheck {
                     if watches[thread] == nil { watches[thread] = ThreadEndWatch.current() }
                 }
                 if let kernel = KernelThread.current() { kernelThreads.withLock { $0.append(kernel) } }
-                trace.span("job \(number)") {
+                trace.span(Localized("job \(number)", ja: "ジョブ \(number)")) {
                     entries.withLock { $0.append((number, thread)) }
                     started?.signal()
                     if let gate { _ = gate.wait(timeout: .now() + 5) }
@@ -135,19 +135,19 @@ public enum WorkerCheck {
                 ja: "join() が \(formatSeconds(options.deadlockSeconds)) 以内に戻らず、チェックがあなたの条件変数に broadcast() を 1 回送ると戻りました。状態の変化（最後のジョブの終了、スレッドの終了）が、それを待つスレッドを起こしていません。状態を変えるたびに broadcast しましょう。"),
                 events: traceTail(log.trace.events))
         case .stuck:
-            return .deadlock(trace: log.trace, options: options, doing: "join()")
+            return .deadlock(trace: log.trace, options: options, doing: .verbatim("join()"))
         }
     }
 
     /// Makes calls that must return at once (`start`, `submit`, `shutdown`, `cancel`) under the
     /// deadline: an answer that blocks in one — running the job loop in `start()` on the
     /// caller's thread, or holding the lock while a job runs — is reported as such.
-    static func returnsAtOnce<Value: Sendable>(_ calls: String, _ log: Log, options: CheckOptions,
+    static func returnsAtOnce<Value: Sendable>(_ calls: Localized, _ log: Log, options: CheckOptions,
                                                _ body: @escaping @Sendable () -> Value) -> Result<Value, CheckFailure> {
         guard let value = withDeadline(seconds: options.deadlockSeconds, body) else {
             return .failure(CheckFailure(returnsAtOnce, observed: Localized(
-                "\(calls) did not return within \(formatSeconds(options.deadlockSeconds)). start() only starts the thread, submit() only queues the job, shutdown() and cancel() only change the state and wake the thread; none of them may wait for a job — run the job loop on the worker's own thread, and run each job outside the lock.",
-                ja: "\(calls) が \(formatSeconds(options.deadlockSeconds)) 以内に戻りませんでした。start() はスレッドを起動するだけ、submit() はジョブを積むだけ、shutdown() と cancel() は状態を変えてスレッドを起こすだけで、どれもジョブを待ってはいけません。ジョブのループはワーカー自身のスレッドで回し、各ジョブはロックの外で実行しましょう。"),
+                "\(calls.en) did not return within \(formatSeconds(options.deadlockSeconds)). start() only starts the thread, submit() only queues the job, shutdown() and cancel() only change the state and wake the thread; none of them may wait for a job — run the job loop on the worker's own thread, and run each job outside the lock.",
+                ja: "\(calls.ja) が \(formatSeconds(options.deadlockSeconds)) 以内に戻りませんでした。start() はスレッドを起動するだけ、submit() はジョブを積むだけ、shutdown() と cancel() は状態を変えてスレッドを起こすだけで、どれもジョブを待ってはいけません。ジョブのループはワーカー自身のスレッドで回し、各ジョブはロックの外で実行しましょう。"),
                 events: traceTail(log.trace.events)))
         }
         return .success(value)
@@ -157,7 +157,7 @@ public enum WorkerCheck {
 
     static func checkOrder(_ worker: any WorkerProtocol, options: CheckOptions) -> CheckFailure? {
         let log = Log()
-        let submitted = returnsAtOnce("start(), submit() × 50, shutdown()", log, options: options) { () -> (caller: UInt, refused: [Int]) in
+        let submitted = returnsAtOnce(.verbatim("start(), submit() × 50, shutdown()"), log, options: options) { () -> (caller: UInt, refused: [Int]) in
             worker.start()
             var refused: [Int] = []
             for number in 1...50 where !worker.submit(log.job(number)) { refused.append(number) }
@@ -189,7 +189,7 @@ public enum WorkerCheck {
         // A thread of the worker's own ends with the worker; a pool thread lives on.
         let alive = log.threadWatches.filter { !$0.waitForEnd(seconds: 1) }
         if !alive.isEmpty {
-            log.trace.record("the thread that ran the jobs is still alive 1 s after join()")
+            log.trace.record(Localized("the thread that ran the jobs is still alive 1 s after join()", ja: "join() の 1 秒後もジョブのスレッドが動作中"))
             return CheckFailure(ownThread, observed: Localized(
                 "50 jobs ran in order, but on \(threads.count == 1 ? "a thread" : "\(threads.count) threads") still running 1 s after join() returned. A thread the worker starts for itself ends when the worker ends, and join() waits for that; a pool thread of a DispatchQueue goes back to the pool instead. Start a Thread in start() and run the jobs on it.",
                 ja: "50 個のジョブは順に実行されましたが、実行した\(threads.count == 1 ? "スレッド" : " \(threads.count) 本のスレッド")は join() が戻った 1 秒後もまだ動いていました。ワーカーが自分で起動したスレッドはワーカーとともに終わり、join() はそれを待ちます。DispatchQueue のプールのスレッドはプールに戻るだけです。start() で Thread を起動し、その上でジョブを実行しましょう。"),
@@ -203,29 +203,34 @@ public enum WorkerCheck {
         return nil
     }
 
+    static let firstJobStarting = Localized("the first job to start after start() and submit()", ja: "start() と submit() の後の最初のジョブの開始")
+    static let shutdownWhileJob1Runs = Localized("shutdown() while job 1 runs", ja: "ジョブ 1 の実行中の shutdown()")
+    static let broadcastFromCheck = Localized("broadcast() from the check", ja: "チェックから broadcast()")
+
     // MARK: 2. Stopping an idle worker
 
     static func checkStopWhenIdle(_ worker: any WorkerProtocol, stop: Stop, options: CheckOptions) -> CheckFailure? {
         let log = Log()
         let ended = DispatchSemaphore(value: 0)
-        if let failure = returnsAtOnce("start(), submit()", log, options: options, {
+        if let failure = returnsAtOnce(.verbatim("start(), submit()"), log, options: options, {
             worker.start()
             worker.submit(log.job(1, ended: ended))
         }).failure { return failure }
         guard ended.wait(timeout: .now() + options.deadlockSeconds) == .success else {
-            return .deadlock(trace: log.trace, options: options, doing: "the first job to run after start() and submit()")
+            return .deadlock(trace: log.trace, options: options, doing: firstJobStarting)
         }
         // Job 1 has returned; the worker's thread goes back to waiting for work.
         waitUntilBlocked(log.lastKernelThread)
-        log.trace.record("the worker is idle")
+        log.trace.record(Localized("the worker is idle", ja: "ワーカーはジョブ待ち"))
         if stop == .shutdown, let polling = pollingWhileIdle(log.lastKernelThread, who: Localized("The worker's thread had no work", ja: "ワーカーのスレッドはジョブがなく")) {
-            log.trace.record("the worker's thread polls")
+            log.trace.record(Localized("the worker's thread polls", ja: "ワーカーのスレッドがポーリング"))
             return CheckFailure(sleepsWhileWaiting, observed: Localized(
                 "Job 1 ran and nothing else was submitted. \(polling.en). Wait for work with `while jobs.isEmpty && accepting { condition.wait() }`: it sleeps until a broadcast, using no CPU.",
                 ja: "ジョブ 1 が実行され、ほかには何も投入されていません。\(polling.ja)。ジョブは `while jobs.isEmpty && accepting { condition.wait() }` で待ちましょう。broadcast されるまで CPU を使わずにスリープします。"),
                 events: traceTail(log.trace.events))
         }
-        if let failure = returnsAtOnce("\(stop)() on an idle worker", log, options: options, { log.trace.span("\(stop)()") { stop.call(on: worker) } }).failure {
+        if let failure = returnsAtOnce(Localized("\(stop)() on an idle worker", ja: "ジョブ待ちのワーカーの \(stop)()"), log, options: options,
+                                       { log.trace.span("\(stop)()") { stop.call(on: worker) } }).failure {
             return failure
         }
         let join = BlockingCall("join()", trace: log.trace) { worker.join() }
@@ -233,13 +238,14 @@ public enum WorkerCheck {
         case .returned:
             return nil
         case .onlyAfterExtraBroadcast:
-            log.trace.record("broadcast() from the check")
+            log.trace.record(broadcastFromCheck)
             return CheckFailure(wakesIdle, observed: Localized(
                 "Job 1 ran, and the worker's thread went back to waiting for work. Then \(stop)() was called, but join() was still waiting \(formatSeconds(options.deadlockSeconds)) later; one broadcast() on your condition from the check let the thread end at once: \(stop)() changed the state without waking the thread. Broadcast in \(stop)().",
                 ja: "ジョブ 1 が実行され、ワーカーのスレッドは再びジョブ待ちに戻りました。そこで \(stop)() を呼びましたが、\(formatSeconds(options.deadlockSeconds)) 後も join() は待ったままでした。チェックがあなたの条件変数に broadcast() を 1 回送ると、スレッドはすぐに終わりました。\(stop)() は状態を変えただけで、スレッドを起こしていません。\(stop)() の中で broadcast しましょう。"),
                 events: traceTail(log.trace.events))
         case .stuck:
-            return .deadlock(trace: log.trace, options: options, doing: "join() after \(stop)() on an idle worker")
+            return .deadlock(trace: log.trace, options: options, doing: Localized(
+                "join() after \(stop)() on an idle worker", ja: "ジョブ待ちのワーカーの \(stop)() の後の join()"))
         }
     }
 
@@ -249,16 +255,16 @@ public enum WorkerCheck {
         let log = Log()
         let firstGate = DispatchSemaphore(value: 0), firstStarted = DispatchSemaphore(value: 0)
         let lastGate = DispatchSemaphore(value: 0), lastStarted = DispatchSemaphore(value: 0)
-        if let failure = returnsAtOnce("start(), submit() × 3", log, options: options, {
+        if let failure = returnsAtOnce(.verbatim("start(), submit() × 3"), log, options: options, {
             worker.start()
             worker.submit(log.job(1, gate: firstGate, started: firstStarted))
             worker.submit(log.job(2))
             worker.submit(log.job(3, gate: lastGate, started: lastStarted))
         }).failure { return failure }
         guard firstStarted.wait(timeout: .now() + options.deadlockSeconds) == .success else {
-            return .deadlock(trace: log.trace, options: options, doing: "the first job to start after start() and submit()")
+            return .deadlock(trace: log.trace, options: options, doing: firstJobStarting)
         }
-        if let failure = returnsAtOnce("shutdown() while job 1 runs", log, options: options, { log.trace.span("shutdown()") { worker.shutdown() } }).failure {
+        if let failure = returnsAtOnce(shutdownWhileJob1Runs, log, options: options, { log.trace.span("shutdown()") { worker.shutdown() } }).failure {
             firstGate.signal()
             lastGate.signal()
             return failure
@@ -273,11 +279,11 @@ public enum WorkerCheck {
                 events: log.trace.events)
         }
         let finishedTooSoon = worker.isFinished
-        log.trace.record("isFinished → \(finishedTooSoon) while job 3 runs")
+        log.trace.record(Localized("isFinished → \(finishedTooSoon) while job 3 runs", ja: "isFinished → \(finishedTooSoon)（ジョブ 3 の実行中）"))
         lastGate.signal()
         if let failure = joined(worker, log, options: options) { return failure }
         let finishedAfterJoin = worker.isFinished
-        log.trace.record("isFinished → \(finishedAfterJoin) after join()")
+        log.trace.record(Localized("isFinished → \(finishedAfterJoin) after join()", ja: "isFinished → \(finishedAfterJoin)（join() の後）"))
         let problem: Localized?
         if finishedTooSoon {
             problem = Localized("isFinished was true while job 3, the last one, was still running", ja: "最後のジョブ 3 の実行中に isFinished が true だった")
@@ -305,17 +311,18 @@ public enum WorkerCheck {
     static func checkStops(_ worker: any WorkerProtocol, in stops: [Stop], options: CheckOptions) -> CheckFailure? {
         let log = Log()
         let gate = DispatchSemaphore(value: 0), firstStarted = DispatchSemaphore(value: 0)
-        if let failure = returnsAtOnce("start(), submit() × 3", log, options: options, {
+        if let failure = returnsAtOnce(.verbatim("start(), submit() × 3"), log, options: options, {
             worker.start()
             worker.submit(log.job(1, gate: gate, started: firstStarted))
             worker.submit(log.job(2))
             worker.submit(log.job(3))
         }).failure { return failure }
         guard firstStarted.wait(timeout: .now() + options.deadlockSeconds) == .success else {
-            return .deadlock(trace: log.trace, options: options, doing: "the first job to start after start() and submit()")
+            return .deadlock(trace: log.trace, options: options, doing: firstJobStarting)
         }
         let calls = stops.map { "\($0)()" }.joined(separator: ", ")
-        let stopped = returnsAtOnce("\(calls) while job 1 runs, then submit()", log, options: options) { () -> Bool in
+        let stopped = returnsAtOnce(Localized("\(calls) while job 1 runs, then submit()", ja: "ジョブ 1 の実行中の \(calls) と、その後の submit()"),
+                                    log, options: options) { () -> Bool in
             for stop in stops { log.trace.span("\(stop)()") { stop.call(on: worker) } }
             return worker.submit(log.job(4))
         }
@@ -352,17 +359,17 @@ public enum WorkerCheck {
     static func checkJoins(_ worker: any WorkerProtocol, options: CheckOptions) -> CheckFailure? {
         let log = Log()
         let gate = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
-        if let failure = returnsAtOnce("start(), submit()", log, options: options, {
+        if let failure = returnsAtOnce(.verbatim("start(), submit()"), log, options: options, {
             worker.start()
             worker.submit(log.job(1, gate: gate, started: started))
         }).failure { return failure }
         guard started.wait(timeout: .now() + options.deadlockSeconds) == .success else {
-            return .deadlock(trace: log.trace, options: options, doing: "the first job to start after start() and submit()")
+            return .deadlock(trace: log.trace, options: options, doing: firstJobStarting)
         }
         let joins = [BlockingCall("join() #1", trace: log.trace) { worker.join() },
                      BlockingCall("join() #2", trace: log.trace) { worker.join() }]
         joins.forEach { $0.waitUntilAsleep() }
-        if let failure = returnsAtOnce("shutdown() while job 1 runs", log, options: options, { log.trace.span("shutdown()") { worker.shutdown() } }).failure {
+        if let failure = returnsAtOnce(shutdownWhileJob1Runs, log, options: options, { log.trace.span("shutdown()") { worker.shutdown() } }).failure {
             gate.signal()
             return failure
         }
@@ -372,13 +379,13 @@ public enum WorkerCheck {
         // and go back to sleep: the check waits until each is asleep again or has returned.
         let conditions = LearnerConditions(in: worker)
         if !conditions.isEmpty {
-            log.trace.record("broadcast() from the check")
+            log.trace.record(broadcastFromCheck)
             conditions.broadcast()
         }
         joins.forEach { $0.waitUntilAsleep() }
         if let early = joins.first(where: \.hasReturned) {
             gate.signal()
-            log.trace.record("\(early.label) returned while job 1 still runs")
+            log.trace.record(Localized("\(early.label) returned while job 1 still runs", ja: "\(early.label) が戻る（ジョブ 1 は実行中）"))
             return CheckFailure(joinEveryTime, observed: Localized(
                 "Two threads called join() while job 1 ran; then shutdown()\(conditions.isEmpty ? "" : " and a broadcast() on your condition"), while job 1 was still running: \(early.label) returned, though the worker had not ended. A wake-up only means \"look again\": wait in `while !finished { condition.wait() }`, not `if`.",
                 ja: "ジョブ 1 の実行中に 2 本のスレッドが join() を呼び、ジョブ 1 がまだ動いている間に shutdown()\(conditions.isEmpty ? "" : " と、あなたの条件変数への broadcast()")を行いました: ワーカーはまだ終わっていないのに \(early.label) が戻りました。起こされたことは「もう一度確かめよ」という意味でしかありません。`if` ではなく `while !finished { condition.wait() }` で待ちましょう。"),
@@ -394,7 +401,8 @@ public enum WorkerCheck {
         gate.signal()
         let returned = joins.map { $0.waitForReturn(seconds: options.deadlockSeconds) }
         if !returned.contains(true) {
-            return .deadlock(trace: log.trace, options: options, doing: "join() from two threads after shutdown() and the last job")
+            return .deadlock(trace: log.trace, options: options, doing: Localized(
+                "join() from two threads after shutdown() and the last job", ja: "shutdown() と最後のジョブの後、2 本のスレッドからの join()"))
         }
         if returned.contains(false) {
             return CheckFailure(joinEveryTime, observed: Localized(
@@ -402,7 +410,7 @@ public enum WorkerCheck {
                 ja: "ジョブ 1 の実行中に 2 本のスレッドが join() を呼び、その後 shutdown() してジョブ 1 が終わりました。join() の 1 つは戻りましたが、もう 1 つは \(formatSeconds(options.deadlockSeconds)) 後も待ったままでした。join() は待っているすべてのスレッドを通す必要があります。`while !finished { condition.wait() }` で待ち、終わったら broadcast しましょう。"),
                 events: traceTail(log.trace.events))
         }
-        guard returnsWithin(seconds: options.deadlockSeconds, { log.trace.span("join() again") { worker.join() } }) else {
+        guard returnsWithin(seconds: options.deadlockSeconds, { log.trace.span(Localized("join() again", ja: "もう一度 join()")) { worker.join() } }) else {
             return CheckFailure(joinEveryTime, observed: Localized(
                 "The worker had ended and two join() calls had returned; join() called once more did not return within \(formatSeconds(options.deadlockSeconds)). A join after the end must return at once: look at a finished flag instead of waiting for a signal that came earlier.",
                 ja: "ワーカーは終わり、2 つの join() も戻っていました。もう一度 join() を呼ぶと、\(formatSeconds(options.deadlockSeconds)) 以内に戻りませんでした。終了後の join はすぐに戻る必要があります。過去に一度だけ来た合図を待つのではなく、終了フラグを見ましょう。"),
@@ -440,30 +448,35 @@ public enum WorkerCheck {
         let warm = make()
         guard returnsWithin(seconds: options.deadlockSeconds, {
             warm.start(); warm.submit {}; _ = warm.isFinished; warm.shutdown(); warm.join(); warm.cancel(); warm.submit {}
-        }) else { return .deadlock(trace: Trace(), options: options, doing: "start, submit, isFinished, shutdown, join, cancel, submit on one thread") }
-        var calls: [(thread: Int, label: String, body: @Sendable () -> Void)] = []
+        }) else {
+            return .deadlock(trace: Trace(), options: options, doing: Localized(
+                "start, submit, isFinished, shutdown, join, cancel, submit on one thread", ja: "1 本のスレッドでの start・submit・isFinished・shutdown・join・cancel・submit"))
+        }
+        var calls: [(thread: Int, label: Localized, body: @Sendable () -> Void)] = []
         for _ in 0..<probeRounds {
             let drained = make(), cancelled = make()
             let drainedThread = Locked<ThreadEndWatch?>(nil), cancelledThread = Locked<ThreadEndWatch?>(nil)
-            let round: [(thread: Int, label: String, body: @Sendable () -> Void)] = [
-                (0, "start()", { drained.start() }),
-                (1, "submit(job)", { drained.submit { drainedThread.withLock { $0 = ThreadEndWatch.current() } } }),
-                (0, "submit(job)", { drained.submit {} }),
-                (0, "shutdown()", { drained.shutdown() }),
-                (2, "(the worker's thread ends)", { waitForEnd(of: drainedThread) }),
-                (1, "isFinished", { _ = drained.isFinished }),
-                (0, "join()", { drained.join() }),
-                (0, "submit(job) after the end", { drained.submit {} }),
-                (1, "start() (a second worker)", { cancelled.start() }),
-                (0, "submit(job)", { cancelled.submit { cancelledThread.withLock { $0 = ThreadEndWatch.current() } } }),
-                (1, "submit(job)", { cancelled.submit {} }),
-                (2, "(the first job has run)", { waitForFirstJob(of: cancelledThread) }),
-                (1, "cancel()", { cancelled.cancel() }),
-                (1, "shutdown()", { cancelled.shutdown() }),
-                (2, "(the worker's thread ends)", { waitForEnd(of: cancelledThread) }),
-                (0, "isFinished", { _ = cancelled.isFinished }),
-                (1, "join()", { cancelled.join() }),
-                (1, "submit(job) after the end", { cancelled.submit {} }),
+            let threadEnds = Localized("(the worker's thread ends)", ja: "（ワーカーのスレッドの終了）")
+            let submitAfterEnd = Localized("submit(job) after the end", ja: "終了後の submit(job)")
+            let round: [(thread: Int, label: Localized, body: @Sendable () -> Void)] = [
+                (0, .verbatim("start()"), { drained.start() }),
+                (1, .verbatim("submit(job)"), { drained.submit { drainedThread.withLock { $0 = ThreadEndWatch.current() } } }),
+                (0, .verbatim("submit(job)"), { drained.submit {} }),
+                (0, .verbatim("shutdown()"), { drained.shutdown() }),
+                (2, threadEnds, { waitForEnd(of: drainedThread) }),
+                (1, .verbatim("isFinished"), { _ = drained.isFinished }),
+                (0, .verbatim("join()"), { drained.join() }),
+                (0, submitAfterEnd, { drained.submit {} }),
+                (1, Localized("start() (a second worker)", ja: "start()（2 つ目のワーカー）"), { cancelled.start() }),
+                (0, .verbatim("submit(job)"), { cancelled.submit { cancelledThread.withLock { $0 = ThreadEndWatch.current() } } }),
+                (1, .verbatim("submit(job)"), { cancelled.submit {} }),
+                (2, Localized("(the first job has run)", ja: "（最初のジョブの実行後）"), { waitForFirstJob(of: cancelledThread) }),
+                (1, .verbatim("cancel()"), { cancelled.cancel() }),
+                (1, .verbatim("shutdown()"), { cancelled.shutdown() }),
+                (2, threadEnds, { waitForEnd(of: cancelledThread) }),
+                (0, .verbatim("isFinished"), { _ = cancelled.isFinished }),
+                (1, .verbatim("join()"), { cancelled.join() }),
+                (1, submitAfterEnd, { cancelled.submit {} }),
             ]
             calls += round
         }
