@@ -6,6 +6,14 @@ import WorkbookCore
 /// The verdict library: what a learner is told for each way a run can end.
 @Suite("Verdicts", .workbookSelfTest)
 struct VerdictTests {
+    @Test("a race report names the learner's function plainly, also inside a @Sendable closure")
+    func readableFunctionNames() {
+        #expect(SanitizerReport.readableFunction("closure #1 () -> () in Exercises.SafeCounter.increment(Swift.String) -> ()")
+                == "closure in SafeCounter.increment(String)")
+        #expect(SanitizerReport.readableFunction("closure #1 @Sendable () -> () in Exercises.SafeCounter.increment(Swift.String) -> ()")
+                == "closure in SafeCounter.increment(String)")
+    }
+
     /// A report as TSan printed it for a SafeCounter that read `counts` outside its queue.
     static let raceReport = """
     ==================

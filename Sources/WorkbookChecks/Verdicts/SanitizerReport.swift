@@ -99,7 +99,7 @@ public struct SanitizerReport: Sendable, Equatable {
         for module in ["Exercises.", "Solutions.", "ExerciseKit.", "Swift.", "Foundation.", "Dispatch."] {
             name = name.replacingOccurrences(of: module, with: "")
         }
-        name = name.replacingOccurrences(of: #"closure #\d+ \([^)]*\)( [a-z ]+)? -> [^ ]+ in "#, with: "closure in ", options: .regularExpression)
+        name = name.replacingOccurrences(of: #"closure #\d+ (@\w+ )*\([^)]*\)( [a-z ]+)? -> [^ ]+ in "#, with: "closure in ", options: .regularExpression)
         name = name.replacingOccurrences(of: #"closure #\d+ in "#, with: "closure in ", options: .regularExpression)
         if let arrow = name.range(of: " -> ", options: .backwards), !name[arrow.upperBound...].contains("(") || name.hasSuffix("()") {
             name = String(name[..<arrow.lowerBound])
