@@ -109,3 +109,43 @@ public struct KernelThread: Sendable {
         }
     }
 }
+
+/// What the OS says about the calling thread's priority: on Linux its nice value (−20…19,
+/// libdispatch's translation of a QoS class) and its kernel name (which names the pool); on
+/// Apple platforms its QoS class as `qos_class_self()` reports it.
+public struct ThreadPriority: Sendable {
+    /// Linux: the kernel's nice value; nil elsewhere.
+    public let niceValue: Int32?
+    /// Linux: the kernel's name for the thread (15 characters at most); nil elsewhere.
+    public let kernelName: String?
+    /// Apple platforms: `qos_class_self()` (`userInitiated`, …); nil elsewhere.
+    public let qosClass: String?
+
+    /// The calling thread's.
+    public static func current() -> ThreadPriority {
+        #if os(Linux)
+        guard let tid = KernelThread.current()?.tid else { return ThreadPriority(niceValue: nil, kernelName: nil, qosClass: nil) }
+        // The nice value belongs to each thread on Linux, so `getpriority` with a thread id reads
+        // exactly this thread's.
+        errno = 0
+        let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(tid))
+        let name = (try? String(contentsOfFile: "/proc/self/task/\(tid)/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)
+        return ThreadPriority(niceValue: errno == 0 ? nice : nil, kernelName: name, qosClass: nil)
+        #elseif canImport(Darwin)
+        let qos = qos_class_self()
+        let name: String
+        switch qos {
+        case QOS_CLASS_USER_INTERACTIVE: name = "userInteractive"
+        case QOS_CLASS_USER_INITIATED: name = "userInitiated"
+        case QOS_CLASS_DEFAULT: name = "default"
+        case QOS_CLASS_UTILITY: name = "utility"
+        case QOS_CLASS_BACKGROUND: name = "background"
+        case QOS_CLASS_UNSPECIFIED: name = "unspecified"
+        default: name = "\(qos)"
+        }
+        return ThreadPriority(niceValue: nil, kernelName: nil, qosClass: name)
+        #else
+        return ThreadPriority(niceValue: nil, kernelName: nil, qosClass: nil)
+        #endif
+    }
+}

@@ -1,8 +1,5 @@
 import Foundation
 import WorkbookCore
-#if canImport(Darwin)
-import Darwin
-#endif
 
 extension Chapter02 {
     /// `qualityOfService` on a queue and on an operation: what the properties read, and what the
@@ -43,7 +40,7 @@ extension Chapter02 {
         let setting: String
         let queueReads: String
         let operationReads: String
-        let thread: ThreadPriority
+        let thread: ThreadPriorityRow
     }
 
     private static func runQualityOfService(_ context: ScenarioContext) throws {
@@ -52,10 +49,10 @@ extension Chapter02 {
 
         /// Runs one operation on `queue` and returns what it saw.
         func measure(_ label: String, setting: String, on queue: OperationQueue, operationQoS: QualityOfService? = nil) throws -> QoSRow {
-            let seen = Locked<ThreadPriority?>(nil)
+            let seen = Locked<ThreadPriorityRow?>(nil)
             let operation = BlockOperation {
                 let lane = context.trace.currentThreadLane()
-                let thread = ThreadPriority.here()
+                let thread = ThreadPriorityRow.here()
                 context.trace.span(label, lane: lane) { spin(microseconds: 800) }
                 seen.withLock { $0 = thread }
             }
@@ -131,43 +128,15 @@ extension Chapter02 {
     }
 }
 
-/// What the kernel says about the calling thread's priority. Linux: its nice value (field 19 of
-/// `/proc/self/task/<tid>/stat`, the thread found with WorkbookCore's `KernelThread`) and its
-/// name, which names libdispatch's pool; Apple platforms: `qos_class_self()`.
-struct ThreadPriority: Sendable {
+/// The nice value and kernel name (Linux) or QoS class (Apple platforms) a row shows.
+struct ThreadPriorityRow: Sendable {
     /// The nice value, or "-" where unknown.
     let nice: String
     /// Linux: the kernel's thread name (15 characters at most); Apple platforms: the QoS class.
     let name: String
 
-    static func here() -> ThreadPriority {
-        #if canImport(Darwin)
-        return ThreadPriority(nice: "-", name: qosClassSelf())
-        #else
-        guard let tid = KernelThread.current()?.tid,
-              let stat = try? String(contentsOfFile: "/proc/self/task/\(tid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return ThreadPriority(nice: "-", name: "-") }
-        // After the name: the state is field 3, the nice value field 19.
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        let nice = fields.count > 16 ? String(fields[16]) : "-"
-        let name = (try? String(contentsOfFile: "/proc/self/task/\(tid)/comm", encoding: .utf8))?
-            .trimmingCharacters(in: .newlines) ?? "-"
-        return ThreadPriority(nice: nice, name: name)
-        #endif
+    static func here() -> ThreadPriorityRow {
+        let priority = ThreadPriority.current()
+        return ThreadPriorityRow(nice: priority.niceValue.map(String.init) ?? "-", name: priority.kernelName ?? priority.qosClass ?? "-")
     }
-
-    #if canImport(Darwin)
-    private static func qosClassSelf() -> String {
-        let qos = qos_class_self()
-        switch qos {
-        case QOS_CLASS_USER_INTERACTIVE: return "userInteractive"
-        case QOS_CLASS_USER_INITIATED: return "userInitiated"
-        case QOS_CLASS_DEFAULT: return "default"
-        case QOS_CLASS_UTILITY: return "utility"
-        case QOS_CLASS_BACKGROUND: return "background"
-        case QOS_CLASS_UNSPECIFIED: return "unspecified"
-        default: return "\(qos)"
-        }
-    }
-    #endif
 }
