@@ -98,7 +98,7 @@ public struct Timeline: Sendable {
         }
         lines += legendLines(marks, markers: markers, labelled: layout.labelled, language: language)
         if layout.crowded {
-            lines += wrapped(Localized(
+            lines += wrap(Localized(
                 "(more events than this width can show apart: some marks share a cell; see the list below)",
                 ja: "（この幅では離して描けないほどイベントが多いため、同じ位置に重なった印があります。下の一覧を見てください）").text(language),
                 prefix: "  ", width: terminal.width)
@@ -282,7 +282,7 @@ public struct Timeline: Sendable {
             }
         }
         if !line.isEmpty { lines.append(line) }
-        return lines.flatMap { displayWidth($0) <= terminal.width ? [$0] : wrapped(String($0.dropFirst(2)), prefix: "  ", width: terminal.width) }
+        return lines.flatMap { displayWidth($0) <= terminal.width ? [$0] : wrap(String($0.dropFirst(2)), prefix: "  ", width: terminal.width) }
     }
 
     private func listLines(_ events: [Trace.Event], laneWidth: Int, first: UInt64, language: Language) -> [String] {
@@ -299,7 +299,7 @@ public struct Timeline: Sendable {
             let number = padded("\(event.sequence + 1)", to: 4)
             let time = padded(axis == .time ? formatDuration(nanoseconds: event.time - first) : axisLabel(event.time, language), to: timeWidth)
             let prefix = "  \(number)\(time)\(padded(shortened(event.lane(in: language), to: laneWidth), to: laneWidth))  \(marker)"
-            lines += wrapped(event.label(in: language), prefix: prefix, width: terminal.width)
+            lines += wrap(event.label(in: language), prefix: prefix, width: terminal.width)
         }
         if events.count > listed.count {
             let more = events.count - listed.count
@@ -347,9 +347,5 @@ public struct Timeline: Sendable {
             result.append(character)
         }
         return result + "…"
-    }
-
-    private func wrapped(_ text: String, prefix: String, width: Int) -> [String] {
-        wrap(text, prefix: prefix, width: width)
     }
 }

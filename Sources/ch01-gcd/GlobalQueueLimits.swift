@@ -42,54 +42,64 @@ extension Chapter01 {
         try await blocking { try runGlobalQueueLimits(context) }
     }
 
-    private static func runGlobalQueueLimits(_ context: ScenarioContext) throws {
-        let queues = [
-            ("private", Localized("private concurrent queue", ja: "自作のコンカレントキュー"),
-             DispatchQueue(label: "com.example.workbook.readers", attributes: .concurrent)),
-            ("global", Localized("DispatchQueue.global()", ja: "DispatchQueue.global()"), DispatchQueue.global()),
-        ]
-        context.say(Localized("1) A barrier while a reader runs:", ja: "1) 読み取り中のバリア:"))
-        for (key, name, queue) in queues {
-            let waited = try barrierWaitsForReader(on: queue, key: key, limit: key == "global" ? 2 : 0.2, context)
-            context.note("\(key) barrier waited", String(waited))
-            context.say(waited
-                ? Localized("  \(name.en): the barrier waited until the reader had finished.",
-                            ja: "  \(name.ja): バリアは読み取りが終わるまで待ちました。")
-                : Localized("  \(name.en): the barrier started while the reader was still running.",
-                            ja: "  \(name.ja): バリアは読み取りがまだ動いている間に始まりました。"))
-        }
-        context.say(Localized("2) A block submitted to a suspended queue:", ja: "2) 一時停止したキューに投入したブロック:"))
-        for (key, name, queue) in queues {
-            let ranWhileSuspended = try runsWhileSuspended(queue, key: key, limit: key == "global" ? 2 : 0.2, context)
-            context.note("\(key) ran while suspended", String(ranWhileSuspended))
-            context.say(ranWhileSuspended
-                ? Localized("  \(name.en): the block ran although the queue was suspended.",
-                            ja: "  \(name.ja): キューを一時停止していたのにブロックが動きました。")
-                : Localized("  \(name.en): the block waited for resume().", ja: "  \(name.ja): ブロックは resume() まで待ちました。"))
-        }
+    /// One of the two queues the experiments run on.
+    private struct TestedQueue: Sendable {
+        /// For notes: "private" or "global".
+        let key: String
+        let name: Localized
+        /// Prefix of its timeline labels.
+        let shortName: Localized
+        let queue: DispatchQueue
+        /// How long a wait the rules say may never be answered is given. Longer on the global
+        /// queue: a busy pool may take a while to give a block a thread.
+        let limit: Double
     }
 
-    /// "private" / "global" as a lane label prefix.
-    private static func shortName(_ key: String) -> Localized {
-        key == "global" ? Localized("global", ja: "グローバル") : Localized("private", ja: "自作")
+    private static func runGlobalQueueLimits(_ context: ScenarioContext) throws {
+        let queues = [
+            TestedQueue(key: "private", name: Localized("private concurrent queue", ja: "自作のコンカレントキュー"),
+                        shortName: Localized("private", ja: "自作"),
+                        queue: DispatchQueue(label: "com.example.workbook.readers", attributes: .concurrent), limit: 0.2),
+            TestedQueue(key: "global", name: .verbatim("DispatchQueue.global()"), shortName: Localized("global", ja: "グローバル"),
+                        queue: DispatchQueue.global(), limit: 2),
+        ]
+        context.say(Localized("1) A barrier while a reader runs:", ja: "1) 読み取り中のバリア:"))
+        for tested in queues {
+            let waited = try barrierWaitsForReader(on: tested, context)
+            context.note("\(tested.key) barrier waited", String(waited))
+            context.say(waited
+                ? Localized("  \(tested.name.en): the barrier waited until the reader had finished.",
+                            ja: "  \(tested.name.ja): バリアは読み取りが終わるまで待ちました。")
+                : Localized("  \(tested.name.en): the barrier started while the reader was still running.",
+                            ja: "  \(tested.name.ja): バリアは読み取りがまだ動いている間に始まりました。"))
+        }
+        context.say(Localized("2) A block submitted to a suspended queue:", ja: "2) 一時停止したキューに投入したブロック:"))
+        for tested in queues {
+            let ranWhileSuspended = try runsWhileSuspended(tested, context)
+            context.note("\(tested.key) ran while suspended", String(ranWhileSuspended))
+            context.say(ranWhileSuspended
+                ? Localized("  \(tested.name.en): the block ran although the queue was suspended.",
+                            ja: "  \(tested.name.ja): キューを一時停止していたのにブロックが動きました。")
+                : Localized("  \(tested.name.en): the block waited for resume().", ja: "  \(tested.name.ja): ブロックは resume() まで待ちました。"))
+        }
     }
 
     /// Whether a barrier submitted while a reader runs waited for that reader.
-    private static func barrierWaitsForReader(on queue: DispatchQueue, key: String, limit: Double, _ context: ScenarioContext) throws -> Bool {
+    private static func barrierWaitsForReader(on tested: TestedQueue, _ context: ScenarioContext) throws -> Bool {
         let readerRunning = DispatchSemaphore(value: 0), barrierStarted = DispatchSemaphore(value: 0)
         let done = DispatchGroup()
         let sawBarrier = Locked(false)
-        let prefix = shortName(key)
+        let prefix = tested.shortName
         let readLabel = Localized("\(prefix.en): read", ja: "\(prefix.ja): 読み取り")
         let barrierLabel = Localized("\(prefix.en): barrier", ja: "\(prefix.ja): バリア")
-        queue.async(group: done) {
+        tested.queue.async(group: done) {
             context.trace.span(readLabel) {
                 readerRunning.signal()
-                sawBarrier.withLock { $0 = barrierStarted.wait(timeout: .now() + limit) == .success }
+                sawBarrier.withLock { $0 = barrierStarted.wait(timeout: .now() + tested.limit) == .success }
             }
         }
         try wait(for: readerRunning, Localized("the reader did not start", ja: "読み取りが始まりませんでした"))
-        queue.async(group: done, flags: .barrier) {
+        tested.queue.async(group: done, flags: .barrier) {
             context.trace.span(barrierLabel) { _ = barrierStarted.signal() }
         }
         try wait(for: done, Localized("the blocks did not finish", ja: "ブロックが終わりませんでした"))
@@ -97,20 +107,20 @@ extension Chapter01 {
     }
 
     /// Whether a block submitted after `suspend()` ran before `resume()`.
-    private static func runsWhileSuspended(_ queue: DispatchQueue, key: String, limit: Double, _ context: ScenarioContext) throws -> Bool {
+    private static func runsWhileSuspended(_ tested: TestedQueue, _ context: ScenarioContext) throws -> Bool {
         let ran = DispatchSemaphore(value: 0)
-        let prefix = shortName(key)
+        let prefix = tested.shortName
         let label = Localized("\(prefix.en): suspended", ja: "\(prefix.ja): 一時停止中")
         let caller = context.trace.currentThreadLane()
-        queue.suspend()
+        tested.queue.suspend()
         context.trace.begin(label, lane: caller)
-        queue.async {
+        tested.queue.async {
             context.trace.record(Localized("\(prefix.en): block runs", ja: "\(prefix.ja): ブロック実行"))
             ran.signal()
         }
-        let ranWhileSuspended = ran.wait(timeout: .now() + limit) == .success
+        let ranWhileSuspended = ran.wait(timeout: .now() + tested.limit) == .success
         context.trace.end(label, lane: caller)
-        queue.resume()
+        tested.queue.resume()
         if !ranWhileSuspended { try wait(for: ran, Localized("the block did not run after resume()", ja: "resume() の後もブロックが動きませんでした")) }
         return ranWhileSuspended
     }

@@ -89,15 +89,9 @@ extension Chapter01 {
         let privateQueue = DispatchQueue(label: "workbook.private")
         let otherQueue = DispatchQueue(label: "workbook.other")
         let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-        let released = Locked(false)
-        func releaseOtherQueue() {
-            let first = released.withLock { wasReleased -> Bool in
-                defer { wasReleased = true }
-                return !wasReleased
-            }
-            if first { release.signal() }
-        }
-        defer { releaseOtherQueue() }  // even if a wait below gives up
+        // Released after the second batch, and on the way out if a wait below gives up (a second
+        // signal only leaves the semaphore above its start value, which is harmless).
+        defer { release.signal() }
         for batch in 1...2 {
             for _ in 1...2 { privateQueue.async(group: group) { block("private") } }
             try wait(for: group, Localized("the private queue's blocks did not finish", ja: "プライベートキューのブロックが終わりませんでした"))
@@ -112,7 +106,7 @@ extension Chapter01 {
                 try wait(for: holding, Localized("the other queue's block did not start", ja: "別のキューのブロックが始まりませんでした"))
             }
         }
-        releaseOtherQueue()
+        release.signal()
 
         // The table, then what it means.
         let all = sightings.current
