@@ -23,8 +23,9 @@ public struct Scenario: Sendable {
         public let question: Localized
         /// What this run answered, read from the run (by default: the emitted labels, joined).
         public let observe: @Sendable (ScenarioContext) -> String
-        /// Whether an answer is an outcome the rules allow, even if this run showed another.
-        public let isPossible: @Sendable (String) -> Bool
+        /// Whether an answer is an outcome the rules allow, even if this run showed another; it
+        /// may depend on the run's knobs (how many threads were started, say).
+        private let possible: @Sendable (String, ScenarioContext) -> Bool
         public let explanation: Localized
 
         public init(
@@ -33,11 +34,24 @@ public struct Scenario: Sendable {
             observe: @escaping @Sendable (ScenarioContext) -> String = { $0.emitted.joined() },
             isPossible: @escaping @Sendable (String) -> Bool
         ) {
+            self.init(question: question, explanation: explanation, observe: observe, isPossibleAfter: { answer, _ in isPossible(answer) })
+        }
+
+        /// For a question whose possible answers depend on the run's knobs.
+        public init(
+            question: Localized,
+            explanation: Localized,
+            observe: @escaping @Sendable (ScenarioContext) -> String = { $0.emitted.joined() },
+            isPossibleAfter: @escaping @Sendable (_ answer: String, _ run: ScenarioContext) -> Bool
+        ) {
             self.question = question
             self.observe = observe
-            self.isPossible = isPossible
+            self.possible = isPossibleAfter
             self.explanation = explanation
         }
+
+        /// Whether `answer` is allowed by the rules for `run` (its knobs), whatever `run` showed.
+        public func isPossible(_ answer: String, after run: ScenarioContext) -> Bool { possible(answer, run) }
 
         /// Upper-cased, without spaces, commas, arrows or dashes: `a, b -> c` becomes `ABC`.
         public static func normalize(_ answer: String) -> String {

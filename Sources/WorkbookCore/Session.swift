@@ -270,7 +270,7 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
         write("")
         if guess == observed {
             write(terminal.paint(t(Localized("✓ Matched: this run gave \(observed).", ja: "✓ 的中: この実行の結果は \(observed) でした。")), .green))
-        } else if prediction.isPossible(guess) {
+        } else if prediction.isPossible(guess, after: context) {
             write(terminal.paint(t(Localized(
                 "~ This run gave \(observed), but \(guess) is also possible: run it again.",
                 ja: "~ この実行の結果は \(observed) でしたが、\(guess) も起こり得ます。もう一度実行してみてください。")), .yellow))

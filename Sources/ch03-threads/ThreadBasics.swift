@@ -40,9 +40,9 @@ extension Chapter03 {
                 "Any order of A, B and C. start() returns as soon as the thread can run; which runnable thread gets a core first is the OS's choice, so starting in order does not mean running in order.",
                 ja: "A、B、C のどの並びもあり得ます。start() はスレッドが動ける状態になった時点で戻ります。動けるスレッドのどれが先にコアを得るかは OS が決めるので、順に開始しても順に動くとは限りません。"),
             observe: { $0.noted("order") ?? "" },
-            // Any order of the first N letters, N being the `threads` knob the run used.
-            isPossible: { answer in
-                answer.count <= 26 && answer.sorted() == Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ".prefix(answer.count)) && !answer.isEmpty
+            // Any order of the letters the run started (`threads` of them).
+            isPossibleAfter: { answer, run in
+                answer.sorted() == Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ".prefix(run.knob("threads")))
             })
     ) { context in
         try await blocking { try runThreadBasics(context) }

@@ -45,7 +45,7 @@ struct Chapter01Tests {
         #expect(context.noted("sync") == "ABC")
         #expect(["ABC", "ACB"].contains(context.noted("async") ?? ""))
         let prediction = try #require(scenario("sync-vs-async").prediction)
-        #expect(prediction.isPossible("ABC") && prediction.isPossible("ACB") && !prediction.isPossible("BAC"))
+        #expect(prediction.isPossible("ABC", after: context) && prediction.isPossible("ACB", after: context) && !prediction.isPossible("BAC", after: context))
     }
 
     @Test("the counter race draws a run that lost an update whenever one did")

@@ -39,6 +39,15 @@ struct Chapter03Tests {
         #expect(Double(context.noted("shortest oversleep ms") ?? "") ?? -1 >= 0)
     }
 
+    @Test("predict 1 accepts any order of exactly the letters the run started")
+    func startOrderPrediction() async throws {
+        let prediction = try #require(scenario("thread-basics").prediction)
+        let four = try await run(scenario("thread-basics"), knobs: ["threads": 4])
+        #expect(prediction.isPossible("DCBA", after: four) && !prediction.isPossible("CBA", after: four))
+        let three = try await run(scenario("thread-basics"))
+        #expect(prediction.isPossible("BCA", after: three) && !prediction.isPossible("AB", after: three) && !prediction.isPossible("ABCD", after: three))
+    }
+
     @Test("no thread the scenario made is the main thread; only the main queue's block can be")
     func mainThread() async throws {
         let context = try await run(scenario("main-thread"))

@@ -42,7 +42,7 @@ struct ChapterShapeTests {
         let prediction = try #require(scenario.prediction)
         let context = try await run(scenario)
         let observed = Scenario.Prediction.normalize(prediction.observe(context))
-        #expect(prediction.isPossible(observed), "observed \(observed), which the prediction calls impossible")
+        #expect(prediction.isPossible(observed, after: context), "observed \(observed), which the prediction calls impossible")
     }
 
     @Test("an unknown flag exits 2 with a message on standard error", arguments: allChapters.map(\.executable))
