@@ -24,7 +24,7 @@ let package = Package(
         // Shared machinery: trace, timeline, terminal, localization, scenarios, REPL.
         .target(name: "WorkbookCore", dependencies: ["WorkbookExplorer"]),
         // Exercise contracts, fakes and the `todo()` marker, shared by stubs, solutions and checks.
-        .target(name: "ExerciseKit", dependencies: ["WorkbookCore", "ReleasePoints"]),
+        .target(name: "ExerciseKit", dependencies: ["WorkbookCore", "WorkbookExplorer", "ReleasePoints"]),
         // Pauses a thread right after its k-th release (unlock, signal, sync, leave), so a fake can
         // run another callback whole at that moment; the interposers report releases (Linux runners).
         .target(name: "ReleasePoints", dependencies: ["Interposing"]),

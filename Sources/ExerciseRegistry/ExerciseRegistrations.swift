@@ -23,4 +23,6 @@ public let exerciseRegistrations: [CheckRegistration] = [
           reference: { BoundedBufferCheck.run { Solutions.BoundedBuffer(capacity: $0) } }),
     .init("Transfers", properties: TransfersCheck.properties, learner: { TransfersCheck.run { Exercises.Transfers() } },
           reference: { TransfersCheck.run { Solutions.Transfers() } }),
+    .init("CompletionToAsync", properties: CompletionToAsyncCheck.properties, learner: { CompletionToAsyncCheck.run { Exercises.ThumbnailFetcher(server: $0) } },
+          reference: { CompletionToAsyncCheck.run { Solutions.ThumbnailFetcher(server: $0) } }),
 ]

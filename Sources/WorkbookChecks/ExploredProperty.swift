@@ -1,3 +1,4 @@
+import Foundation
 import WorkbookCore
 import WorkbookExplorer
 
@@ -8,9 +9,12 @@ import WorkbookExplorer
 /// `body` runs one schedule and returns its outcome (e.g. `balance=2`); it throws
 /// `InvariantViolation` — or returns an outcome `classify` calls forbidden — when the property
 /// breaks. The failure carries the schedule with the fewest preemptions found, its replay token
-/// and the outcome tally.
+/// and the outcome tally. `broken` names the property a failing outcome broke when it is not
+/// `property`; a schedule in which the body never finished breaks `deadlock`.
 public func checkExplored(
     _ property: Property,
+    broken: @escaping @Sendable (String) -> Property? = { _ in nil },
+    deadlock: Property = .finishes,
     observed describe: @escaping @Sendable (String) -> Localized,
     budget: Explorer.Budget = Explorer.Budget(maxSchedules: 5_000, maxSeconds: 1.5),
     classify: @escaping @Sendable (String) -> OutcomeTally.Verdict = { _ in .acceptable },
@@ -31,10 +35,21 @@ public func checkExplored(
         default: what = schedule.outcomeText
         }
         tally.record(what, forbidden: true)
-        return CheckFailure(property.id == Property.finishes.id || !isDeadlock(schedule) ? property : .finishes,
+        if case let .blocked(step) = schedule.outcome {
+            let who = schedule.steps.last?.who.localized ?? .verbatim("?")
+            return CheckFailure(.finishes, observed: Localized(
+                "Step \(step) (\(who.en)) never gave its thread back: the code it ran waits for something only another task could give — a `DispatchSemaphore` or `DispatchGroup.wait()`, a lock held across an `await`, a busy loop. Async code must not block its thread: `await` what it waits for.",
+                ja: "ステップ \(step)（\(who.ja)）がスレッドを返しませんでした。そこで実行したコードが、別のタスクしか与えられないものを待っています（`DispatchSemaphore` や `DispatchGroup.wait()`、`await` をまたいで保持したロック、ビジーループ）。async のコードはスレッドをブロックしてはいけません。待つものは `await` しましょう。"),
+                tally: nil, schedule: schedule)
+        }
+        return CheckFailure(isDeadlock(schedule) ? deadlock : broken(what) ?? property,
                             observed: describe(what), tally: tally, schedule: schedule)
     }
     let result = Explorer.explore(.deepening(seed: 1), budget: budget, judged)
+    if ProcessInfo.processInfo.environment["WORKBOOK_EXPLORER_STATS"] != nil {
+        // For tuning budgets: how far each search went.
+        Console.error("explored \(property.id): \(result.schedulesRun) schedules in \(String(format: "%.3f", result.seconds)) s, every schedule: \(result.depth.everySchedule), complete bound: \(result.depth.completeBound.map(String.init) ?? "none"), failed: \(result.failure != nil)")
+    }
     // With work from outside the run (a callback on a Dispatch queue), a replay may differ by
     // timing alone: that is no proof of shared state, and a correct answer must not fail on it.
     if let shared = result.sharedState, result.uncontrolled.isEmpty {

@@ -57,6 +57,8 @@ extension ScheduleReport {
             return Localized("livelock after \(steps) steps", ja: "\(steps) ステップでライブロック").text(language)
         case let .stopped(step):
             return Localized("stopped before step \(step)", ja: "ステップ \(step) の手前で停止").text(language)
+        case let .blocked(step):
+            return Localized("blocked: step \(step) never returned", ja: "ブロック: ステップ \(step) が戻らない").text(language)
         }
     }
 }

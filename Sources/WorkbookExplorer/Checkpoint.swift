@@ -18,5 +18,15 @@ public func nameNextTasks(_ names: String...) {
     DriverThread.current?.nameNextTasks(names)
 }
 
+/// Suspends the calling task until nothing else in the run can go on — no other job ready, no
+/// timer set — so a check can count what unstructured tasks did once they are all done or
+/// stuck: `fetcher.thumbnail(for: id) { calls.append($0) }; await untilQuiet()`.
+/// Work from outside the run (a Dispatch callback) is not waited for. Outside an exploration
+/// it returns at once.
+public func untilQuiet() async {
+    guard let run = DriverThread.current else { return }
+    await withUnsafeContinuation { run.waitUntilQuiet($0) }
+}
+
 /// True while the calling code runs under the explorer.
 public var isExploring: Bool { DriverThread.current != nil }

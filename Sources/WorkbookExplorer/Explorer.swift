@@ -41,6 +41,9 @@ public enum Explorer {
         public var maxStepsPerSchedule: Int
         /// How long to wait for work from other threads before calling it a deadlock.
         public var foreignWaitSeconds: Double
+        /// How long one step may run before it is reported as blocked (its thread waits for
+        /// something only another step could give).
+        public var blockedStepSeconds: Double = 2
 
         /// `foreignWaitSeconds`: a callback from a Dispatch queue or a thread may take its time
         /// (a slow network fake: half a second); a deadlock is reported after this long.
@@ -84,7 +87,10 @@ public enum Explorer {
 
     /// Explores `body` with `strategy` until a schedule fails or the budget runs out.
     public static func explore(_ strategy: Strategy, budget: Budget = Budget(), _ body: @escaping Body) -> Result {
-        onDriverThread { exploreHere(strategy, budget: budget, body) }
+        onDriverThread(budget: budget, { exploreHere(strategy, budget: budget, body) }, blocked: { report in
+            Result(schedulesRun: 1, failure: report, exhausted: false, outcomes: [], uncontrolled: report.uncontrolled, seconds: budget.blockedStepSeconds,
+                   depth: Depth(completeBound: nil, everySchedule: false, randomSchedules: 0, pctSchedules: 0), sharedState: nil)
+        })
     }
 
     /// Runs exactly the schedule a token describes — or, with `stoppingBefore`, its steps up to
@@ -94,10 +100,10 @@ public enum Explorer {
     /// ends soon after.
     public static func replay(_ token: ReplayToken, stoppingBefore step: Int? = nil, budget: Budget = Budget(),
                               _ body: @escaping Body) -> ScheduleReport {
-        onDriverThread {
+        onDriverThread(budget: budget, {
             var chooser = PrefixChooser(prefix: token.choices)
             return runOnce(&chooser, search: .replay, budget: budget, stopBefore: step, body)
-        }
+        }, blocked: { $0 })
     }
 
     /// What an interactive chooser sees at a scheduling point.
@@ -114,19 +120,41 @@ public enum Explorer {
     /// Runs one schedule, asking `choose` at every scheduling point with more than one ready job.
     /// Returning nil lets the default scheduler decide from then on.
     public static func play(budget: Budget = Budget(), choose: @escaping @Sendable (ChoicePoint) -> Int?, _ body: @escaping Body) -> ScheduleReport {
-        onDriverThread {
+        onDriverThread(budget: budget, {
             var chooser = InteractiveChooser(choose: choose)
             return runOnce(&chooser, search: .played, budget: budget, body)
-        }
+        }, blocked: { $0 })
     }
 
     // MARK: Internals
 
     private static let oneRunAtATime = NSLock()
 
+    /// A step that never returned keeps its driver thread — and the explorer — for good: every
+    /// later exploration in the process reports that step again at once.
+    private static let blockedForGood = LockedBox<ScheduleReport?>(nil)
+
     /// Explorations run on a thread of their own: never on a Swift concurrency thread, whose
-    /// pool the explored code must not depend on.
-    static func onDriverThread<R: Sendable>(_ work: @escaping @Sendable () -> R) -> R {
+    /// pool the explored code must not depend on. A step that runs longer than
+    /// `budget.blockedStepSeconds` is reported through `blocked` (the thread is abandoned).
+    static func onDriverThread<R: Sendable>(budget: Budget, _ work: @escaping @Sendable () -> R,
+                                            blocked: (ScheduleReport) -> R) -> R {
+        if let report = blockedForGood.get() { return blocked(report) }
+        let finished = onDriverThread(work, watching: budget.blockedStepSeconds)
+        switch finished {
+        case let .finished(result): return result
+        case let .blocked(report):
+            blockedForGood.set(report)
+            return blocked(report)
+        }
+    }
+
+    private enum DriverEnd<R> {
+        case finished(R)
+        case blocked(ScheduleReport)
+    }
+
+    private static func onDriverThread<R: Sendable>(_ work: @escaping @Sendable () -> R, watching stepSeconds: Double) -> DriverEnd<R> {
         let result = LockedBox<R?>(nil)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
@@ -140,8 +168,10 @@ public enum Explorer {
         thread.stackSize = 8 << 20
         thread.name = "explorer-driver"
         thread.start()
-        done.wait()
-        return result.get()!
+        while done.wait(timeout: .now() + 0.1) == .timedOut {
+            if let report = DriverThread.activeRun?.blockedReport(after: stepSeconds) { return .blocked(report) }
+        }
+        return .finished(result.get()!)
     }
 
     static func runOnce<C: Chooser>(_ chooser: inout C, search: Search, budget: Budget, stopBefore: Int? = nil,

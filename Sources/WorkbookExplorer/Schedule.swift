@@ -85,11 +85,14 @@ public enum ScheduleOutcome: Sendable, Equatable {
     case livelock(steps: Int)
     /// A replay stopped before this step (1-based) ran, as asked: the step that trapped.
     case stopped(beforeStep: Int)
+    /// This step (1-based) never returned: the code it ran blocked the driver thread (a
+    /// semaphore, a group's `wait()`, a lock) — in async code, a wait that should be an `await`.
+    case blocked(step: Int)
 
     public var isFailure: Bool {
         switch self {
         case .completed, .stopped: false
-        case .failed, .deadlock, .livelock: true
+        case .failed, .deadlock, .livelock, .blocked: true
         }
     }
 }
@@ -103,6 +106,7 @@ extension ScheduleOutcome: CustomStringConvertible {
         case let .deadlock(waiting): "deadlock: " + waiting.joined(separator: ", ")
         case let .livelock(steps): "livelock after \(steps) steps"
         case let .stopped(step): "stopped before step \(step)"
+        case let .blocked(step): "blocked: step \(step) never returned"
         }
     }
 }

@@ -74,8 +74,16 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
     private var hasRun: Set<EntityKey> = []
     private var stepCheckpoints: [String] = []
     private var running: EntityKey?
+    /// Tasks waiting in `untilQuiet()` until nothing else can run.
+    private var quietWaiters: [UnsafeContinuation<Void, Never>] = []
     private(set) var rootResult: ScheduleOutcome?
     let clock = VirtualTimeline()
+    /// For the watchdog on another thread (`blockedReport`): the steps so far, and the one
+    /// running with when it began.
+    private let progressLock = NSLock()
+    private var stepsSoFar: [StepRecord] = []
+    private var runningStep: (record: StepRecord, began: Date)?
+    private var search = Search.replay
 
     let stepCap: Int
     let foreignWaitSeconds: Double
@@ -142,9 +150,13 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
     func finishRoot(_ outcome: ScheduleOutcome) { rootResult = outcome }
 
     func checkpoint(_ label: String) {
+        progressLock.lock()
         stepCheckpoints.append(label)
+        progressLock.unlock()
         if let running { lastCheckpoint[running] = label }
     }
+
+    func waitUntilQuiet(_ continuation: UnsafeContinuation<Void, Never>) { quietWaiters.append(continuation) }
 
     func nameCurrent(_ name: String) {
         if let running { names[running] = name }
@@ -164,6 +176,9 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
         var previous: EntityKey?
         var outcome: ScheduleOutcome?
         var nextKey: EntityKey?
+        progressLock.lock()
+        self.search = search
+        progressLock.unlock()
         ScheduleJournal.begin()
         while outcome == nil {
             lock.lock()
@@ -171,6 +186,13 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
             lock.unlock()
             let due = clock.due(advancing: readyEntries.isEmpty)
             if readyEntries.isEmpty && due.isEmpty {
+                if !quietWaiters.isEmpty {
+                    // Nothing else can run: wake those waiting for that moment (they become ready).
+                    let waiters = quietWaiters
+                    quietWaiters = []
+                    for waiter in waiters { waiter.resume() }
+                    continue
+                }
                 if rootResult != nil { break }
                 // Something outside may still resume a continuation; wait a moment for it.
                 lock.lock()
@@ -231,6 +253,9 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
             ScheduleJournal.record(step: records.count, choice: choice)
             running = key
             stepCheckpoints = []
+            progressLock.lock()
+            runningStep = (StepRecord(candidates: keys, mainActor: mainActor, choice: choice, defaultChoice: defaultIndex, checkpoints: []), Date())
+            progressLock.unlock()
             if choice < candidates.count {
                 lock.lock()  // foreign arrivals only append, so the index still holds
                 let entry = ready.remove(at: candidates[choice])
@@ -252,6 +277,10 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
             hasRun.insert(key)
             choices.append(choice)
             records.append(StepRecord(candidates: keys, mainActor: mainActor, choice: choice, defaultChoice: defaultIndex, checkpoints: stepCheckpoints))
+            progressLock.lock()
+            stepsSoFar.append(records[records.count - 1])
+            runningStep = nil
+            progressLock.unlock()
             previous = key
             if records.count >= stepCap { outcome = .livelock(steps: records.count) }
         }
@@ -263,6 +292,22 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
         if case .deadlock = final { left = waiting(records) }
         return ScheduleReport(outcome: final, table: stepTable(records), token: ReplayToken(choices: choices),
                               uncontrolled: Array(Set(uncontrolled)).sorted(), search: search, waiting: left, nextKey: nextKey)
+    }
+
+    /// If the step running now began more than `seconds` ago: the schedule up to and including
+    /// it, as a report (any thread). The step's checkpoints are those it passed so far.
+    func blockedReport(after seconds: Double) -> ScheduleReport? {
+        progressLock.lock()
+        defer { progressLock.unlock() }
+        guard let (record, began) = runningStep, Date().timeIntervalSince(began) > seconds else { return nil }
+        let stuck = StepRecord(candidates: record.candidates, mainActor: record.mainActor, choice: record.choice,
+                               defaultChoice: record.defaultChoice, checkpoints: stepCheckpoints)
+        let records = stepsSoFar + [stuck]
+        lock.lock()
+        let uncontrolled = foreignArrivals
+        lock.unlock()
+        return ScheduleReport(outcome: .blocked(step: records.count), table: stepTable(records), token: ReplayToken(choices: records.map(\.choice)),
+                              uncontrolled: Array(Set(uncontrolled)).sorted(), search: search, waiting: [], nextKey: nil)
     }
 
     /// The steps so far, to be named when someone asks (most schedules' steps never are).

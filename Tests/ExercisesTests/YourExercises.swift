@@ -38,3 +38,7 @@ import Testing
 @Suite(.serialized) struct Transfers {
     @Test("03-threads/Transfers: your answer") func yourAnswer() async { await ExerciseRun.verdict("Transfers") }
 }
+
+@Suite(.serialized) struct CompletionToAsync {
+    @Test("04-async-await/CompletionToAsync: your answer") func yourAnswer() async { await ExerciseRun.verdict("CompletionToAsync") }
+}

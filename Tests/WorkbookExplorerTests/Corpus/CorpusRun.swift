@@ -113,6 +113,7 @@ struct CorpusRun {
         case .livelock(let steps): (kind, what) = (.livelock, "livelock at \(steps) steps")
         case .completed(let outcome): (kind, what) = (.invariant, "completed \"\(outcome)\" reported as a failure")
         case .stopped(let step): (kind, what) = (.invariant, "stopped before step \(step), reported as a failure")
+        case .blocked(let step): (kind, what) = (.deadlock, "blocked in step \(step)")
         }
         let short = what.count > 160 ? what.prefix(157) + "…" : Substring(what)
         let said = "\(short) at \(failure.deviations) preemption(s) in \(failure.steps.count) steps, \(failure.strategy), "
