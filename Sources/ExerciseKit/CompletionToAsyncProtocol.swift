@@ -4,7 +4,8 @@
 public protocol CompletionToAsyncProtocol: Sendable {
     init(server: ThumbnailServer)
     /// Fetches `id`, decodes it and shrinks it. Returns the thumbnail, or throws: the server's
-    /// own error as it is, `ThumbnailError.badID` for a status code other than 200,
+    /// own error as it is, `CancellationError` when the call is cancelled before the server
+    /// replies, `ThumbnailError.badID` for a status code other than 200,
     /// `ThumbnailError.badImage` when the bytes are not an image or the image gives no thumbnail.
     func thumbnail(for id: String) async throws -> Thumbnail
     /// The same work for callers that pass a completion handler: it is called exactly once,

@@ -89,6 +89,7 @@ public final class ThumbnailServer: Sendable {
     private let replies: [String: Reply]
     private let latency: Duration
     private let requested = Locked<[String]>([])
+    private let answered = Locked<[String]>([])
 
     /// - Parameter replies: ids not in the table get `.notFound`.
     public init(replies: [String: Reply], latency: Duration = .milliseconds(20)) {
@@ -101,6 +102,8 @@ public final class ThumbnailServer: Sendable {
 
     /// The ids requested so far, in order.
     public var requests: [String] { requested.current }
+    /// The ids the server has answered so far (a reply or an error), in order.
+    public var answeredIDs: [String] { answered.current }
 
     /// Fetches the bytes for `id` and the HTTP status code. Throws `ServerError.offline` when
     /// the server does not answer, and `CancellationError` when the calling task is cancelled
@@ -132,6 +135,7 @@ public final class ThumbnailServer: Sendable {
 
     private func answer(_ id: String) throws -> (ImageData, statusCode: Int) {
         let reply = reply(for: id)
+        answered.withLock { $0.append(id) }
         checkpoint("\"\(id)\" → " + (reply == .offline ? "ServerError.offline" : reply == .notFound ? "404" : "200"))
         switch reply {
         case .offline: throw ServerError.offline

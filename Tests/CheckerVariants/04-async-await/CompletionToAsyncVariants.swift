@@ -245,6 +245,36 @@ struct SharedPendingHandler: CompletionToAsyncProtocol {
     }
 }
 
+/// The callback APIs wrapped in continuations, every path resuming once — but the callback's
+/// task does not see the caller's cancel, and nothing looks: a cancelled call still returns.
+struct ContinuationsIgnoreCancel: CompletionToAsyncProtocol {
+    let server: ThumbnailServer
+    init(server: ThumbnailServer) { self.server = server }
+    func thumbnail(for id: String) async throws -> Thumbnail {
+        let data: ImageData = try await withCheckedThrowingContinuation { continuation in
+            server.fetchData(for: id) { data, statusCode, error in
+                if let error { return continuation.resume(throwing: error) }
+                guard statusCode == 200, let data else { return continuation.resume(throwing: ThumbnailError.badID) }
+                continuation.resume(returning: data)
+            }
+        }
+        guard let picture = Picture(data: data) else { throw ThumbnailError.badImage }
+        let thumbnail: Thumbnail? = await withCheckedContinuation { continuation in
+            picture.prepareThumbnail { continuation.resume(returning: $0) }
+        }
+        guard let thumbnail else { throw ThumbnailError.badImage }
+        return thumbnail
+    }
+    func thumbnail(for id: String, completion: @escaping @Sendable (Result<Thumbnail, any Error>) -> Void) {
+        let fetcher = self
+        Task.detached {
+            let result: Result<Thumbnail, any Error>
+            do { result = .success(try await fetcher.thumbnail(for: id)) } catch { result = .failure(error) }
+            completion(result)
+        }
+    }
+}
+
 // MARK: Correct answers in other styles
 
 /// Correct: the callback APIs wrapped in continuations, every path resuming once; the handler
@@ -260,6 +290,7 @@ struct ContinuationsDoneRight: CompletionToAsyncProtocol {
                 continuation.resume(returning: data)
             }
         }
+        try Task.checkCancellation()  // the callback's task does not see the caller's cancel
         guard let picture = Picture(data: data) else { throw ThumbnailError.badImage }
         let thumbnail: Thumbnail? = await withCheckedContinuation { continuation in
             picture.prepareThumbnail { continuation.resume(returning: $0) }

@@ -39,6 +39,9 @@ let variants04: [VariantRegistration] = [
     .init("CompletionToAsync.sharedPendingHandler", "one handler kept in an actor, replaced by the next call's", breaks: CompletionToAsyncCheck.callsIndependent) {
         CompletionToAsyncCheck.run { SharedPendingHandler(server: $0) }
     },
+    .init("CompletionToAsync.continuationsIgnoreCancel", "continuations around the callbacks, and nothing looks at the caller's cancel", breaks: CompletionToAsyncCheck.errorReachesCaller) {
+        CompletionToAsyncCheck.run { ContinuationsIgnoreCancel(server: $0) }
+    },
     .init("CompletionToAsync.continuationsDoneRight", "a correct answer: continuations around the callbacks, a detached task for the handler", breaks: passesTheCheck) {
         CompletionToAsyncCheck.run { ContinuationsDoneRight(server: $0) }
     },

@@ -5,9 +5,10 @@ import ExerciseKit
 // Goal: the thumbnail pipeline below (fetch → decode → shrink) is written with completion
 // handlers, and one of its paths never calls `completion` — its caller waits for ever. Write it
 // again as `async throws`, where the compiler makes every path return or throw:
-//   - `thumbnail(for:)` returns the thumbnail, or throws: the server's own error (and
-//     `CancellationError`) as it is, `ThumbnailError.badID` when the status code is not 200,
-//     `ThumbnailError.badImage` when the bytes are not an image or the image gives no thumbnail;
+//   - `thumbnail(for:)` returns the thumbnail, or throws: the server's own error as it is,
+//     `CancellationError` when the call is cancelled before the server replies,
+//     `ThumbnailError.badID` when the status code is not 200, `ThumbnailError.badImage` when the
+//     bytes are not an image or the image gives no thumbnail;
 //   - `thumbnail(for:completion:)`, for callers not converted yet, does the same work and calls
 //     `completion` exactly once with what `thumbnail(for:)` returns or throws.
 // The server has both shapes of its API: `data(for:) async throws` and `fetchData(for:completion:)`;
