@@ -25,4 +25,6 @@ public let exerciseRegistrations: [CheckRegistration] = [
           reference: { TransfersCheck.run { Solutions.Transfers() } }),
     .init("CompletionToAsync", properties: CompletionToAsyncCheck.properties, learner: { CompletionToAsyncCheck.run { Exercises.ThumbnailFetcher(server: $0) } },
           reference: { CompletionToAsyncCheck.run { Solutions.ThumbnailFetcher(server: $0) } }),
+    .init("OrderedThumbnails", properties: OrderedThumbnailsCheck.properties, learner: { OrderedThumbnailsCheck.run { Exercises.ThumbnailGallery() } },
+          reference: { OrderedThumbnailsCheck.run { Solutions.ThumbnailGallery() } }),
 ]

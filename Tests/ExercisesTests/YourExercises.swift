@@ -42,3 +42,7 @@ import Testing
 @Suite(.serialized) struct CompletionToAsync {
     @Test("04-async-await/CompletionToAsync: your answer") func yourAnswer() async { await ExerciseRun.verdict("CompletionToAsync") }
 }
+
+@Suite(.serialized) struct OrderedThumbnails {
+    @Test("04-async-await/OrderedThumbnails: your answer") func yourAnswer() async { await ExerciseRun.verdict("OrderedThumbnails") }
+}

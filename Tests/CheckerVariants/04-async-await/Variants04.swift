@@ -48,4 +48,45 @@ let variants04: [VariantRegistration] = [
     .init("CompletionToAsync.nestedIfs", "a correct answer: if-chains and a catch that rethrows", breaks: passesTheCheck) {
         CompletionToAsyncCheck.run { NestedIfs(server: $0) }
     },
+
+    // OrderedThumbnails
+    .init("OrderedThumbnails.completionOrder", "results appended in the order the loads end", breaks: OrderedThumbnailsCheck.inputOrder) {
+        OrderedThumbnailsCheck.run { CompletionOrderGallery() }
+    },
+    .init("OrderedThumbnails.sortedByID", "the order put back by sorting on the id", breaks: OrderedThumbnailsCheck.inputOrder) {
+        OrderedThumbnailsCheck.run { SortedByIDGallery() }
+    },
+    .init("OrderedThumbnails.unbounded", "every child added up front", breaks: OrderedThumbnailsCheck.limitRespected) {
+        OrderedThumbnailsCheck.run { UnboundedGallery() }
+    },
+    .init("OrderedThumbnails.offByOne", "waits only when more than the limit run", breaks: OrderedThumbnailsCheck.limitRespected) {
+        OrderedThumbnailsCheck.run { OffByOneGallery() }
+    },
+    .init("OrderedThumbnails.batches", "batches of maxInFlight, each waiting for its slowest load", breaks: OrderedThumbnailsCheck.slotsKeptBusy) {
+        OrderedThumbnailsCheck.run { BatchesGallery() }
+    },
+    .init("OrderedThumbnails.oneByOne", "one load at a time in a plain loop", breaks: OrderedThumbnailsCheck.slotsKeptBusy) {
+        OrderedThumbnailsCheck.run { OneByOneGallery() }
+    },
+    .init("OrderedThumbnails.keepsGoing", "the first error kept for the end, loads added after it", breaks: OrderedThumbnailsCheck.noStartAfterFailure) {
+        OrderedThumbnailsCheck.run { KeepsGoingGallery() }
+    },
+    .init("OrderedThumbnails.breakWithoutCancel", "a group of Results left at the first failure without cancelAll()", breaks: OrderedThumbnailsCheck.failureCancels) {
+        OrderedThumbnailsCheck.run { BreakWithoutCancelGallery() }
+    },
+    .init("OrderedThumbnails.swallowsFailure", "try? per load, holes closed up", breaks: OrderedThumbnailsCheck.failureThrown) {
+        OrderedThumbnailsCheck.run { SwallowsFailureGallery() }
+    },
+    .init("OrderedThumbnails.drainsBeforeRethrow", "cancelAll, then a drain that rethrows a sibling's CancellationError", breaks: OrderedThumbnailsCheck.failureThrown) {
+        OrderedThumbnailsCheck.run { DrainsBeforeRethrowGallery() }
+    },
+    .init("OrderedThumbnails.ignoresShortList", "the first maxInFlight started by index, fewer ids than that", breaks: VerdictProperty.crash) {
+        OrderedThumbnailsCheck.run { IgnoresShortListGallery() }
+    },
+    .init("OrderedThumbnails.nextWhenFull", "a correct answer: group.next() when the window is full, a dictionary by index", breaks: passesTheCheck) {
+        OrderedThumbnailsCheck.run { NextWhenFullGallery() }
+    },
+    .init("OrderedThumbnails.resultsWithCancelAll", "a correct answer: a group of Results, cancelAll at the first failure", breaks: passesTheCheck) {
+        OrderedThumbnailsCheck.run { ResultsWithCancelAllGallery() }
+    },
 ]
