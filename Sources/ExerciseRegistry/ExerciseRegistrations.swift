@@ -27,4 +27,6 @@ public let exerciseRegistrations: [CheckRegistration] = [
           reference: { CompletionToAsyncCheck.run { Solutions.ThumbnailFetcher(server: $0) } }),
     .init("OrderedThumbnails", properties: OrderedThumbnailsCheck.properties, learner: { OrderedThumbnailsCheck.run { Exercises.ThumbnailGallery() } },
           reference: { OrderedThumbnailsCheck.run { Solutions.ThumbnailGallery() } }),
+    .init("SequentialPresenter", properties: SequentialPresenterCheck.properties, learner: { SequentialPresenterCheck.run { Exercises.SequentialPresenter(host: $0) } },
+          reference: { SequentialPresenterCheck.run { Solutions.SequentialPresenter(host: $0) } }),
 ]

@@ -46,3 +46,7 @@ import Testing
 @Suite(.serialized) struct OrderedThumbnails {
     @Test("04-async-await/OrderedThumbnails: your answer") func yourAnswer() async { await ExerciseRun.verdict("OrderedThumbnails") }
 }
+
+@Suite(.serialized) struct SequentialPresenter {
+    @Test("04-async-await/SequentialPresenter: your answer") func yourAnswer() async { await ExerciseRun.verdict("SequentialPresenter") }
+}

@@ -3,8 +3,8 @@ import ExerciseKit
 // Exercise 04-async-await/OrderedThumbnails — read chapters/en/04-async-await.md (ja: chapters/ja/04-async-await.md) first.
 //
 // Goal: load a thumbnail for each id with a task group, a few at a time:
-//   - at most `maxInFlight` loads run at once, and the next one starts as soon as one ends
-//     (not after the whole batch, not one by one);
+//   - at most `maxInFlight` loads run at once; they start in the order of `ids`, and the next
+//     one starts as soon as one ends (not after the whole batch, not one by one);
 //   - the result is in the order of `ids`, whatever order the loads end in;
 //   - the first failure cancels the loads still running, starts no more, and is thrown to the
 //     caller as it is.
