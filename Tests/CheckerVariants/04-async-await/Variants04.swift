@@ -89,4 +89,39 @@ let variants04: [VariantRegistration] = [
     .init("OrderedThumbnails.resultsWithCancelAll", "a correct answer: a group of Results, cancelAll at the first failure", breaks: passesTheCheck) {
         OrderedThumbnailsCheck.run { ResultsWithCancelAllGallery() }
     },
+
+    // SequentialPresenter
+    .init("SequentialPresenter.resumesRightAway", "resumed as soon as the screen is presented", breaks: SequentialPresenterCheck.waitsForDismissal) {
+        SequentialPresenterCheck.run { ResumesRightAway(host: $0) }
+    },
+    .init("SequentialPresenter.concurrentScreens", "every screen presented from a task group", breaks: SequentialPresenterCheck.oneAtATime) {
+        SequentialPresenterCheck.run { ConcurrentScreens(host: $0) }
+    },
+    .init("SequentialPresenter.noCancellationHandler", "checks before and after each screen, no cancellation handler", breaks: SequentialPresenterCheck.dismissesOnCancel) {
+        SequentialPresenterCheck.run { NoCancellationHandler(host: $0) }
+    },
+    .init("SequentialPresenter.handlerResumesInstead", "a handler that resumes instead of dismissing: resumed twice", breaks: VerdictProperty.crash) {
+        SequentialPresenterCheck.run { HandlerResumesInstead(host: $0) }
+    },
+    .init("SequentialPresenter.handlerDismissesAndResumes", "a handler that dismisses and also resumes: resumed twice", breaks: VerdictProperty.crash) {
+        SequentialPresenterCheck.run { HandlerDismissesAndResumes(host: $0) }
+    },
+    .init("SequentialPresenter.handlerOnly", "the handler alone: a cancelled task still presents", breaks: SequentialPresenterCheck.stopsWhenCancelled) {
+        SequentialPresenterCheck.run { HandlerOnly(host: $0) }
+    },
+    .init("SequentialPresenter.checksOnceBeforeLoop", "cancellation checked once, before the loop", breaks: SequentialPresenterCheck.stopsWhenCancelled) {
+        SequentialPresenterCheck.run { ChecksOnceBeforeLoop(host: $0) }
+    },
+    .init("SequentialPresenter.swallowsCancellation", "try? in the loop: the call returns normally", breaks: SequentialPresenterCheck.cancellationThrown) {
+        SequentialPresenterCheck.run { SwallowsCancellation(host: $0) }
+    },
+    .init("SequentialPresenter.noResumeWhenCancelled", "the dismiss handler resumes only when not cancelled", breaks: SequentialPresenterCheck.neverLeftWaiting) {
+        SequentialPresenterCheck.run { NoResumeWhenCancelled(host: $0) }
+    },
+    .init("SequentialPresenter.lockedHandshake", "a correct answer: presented/cancelled flags under a lock", breaks: passesTheCheck) {
+        SequentialPresenterCheck.run { LockedHandshake(host: $0) }
+    },
+    .init("SequentialPresenter.recursiveThrowing", "a correct answer: a throwing continuation, a recursive presentAll", breaks: passesTheCheck) {
+        SequentialPresenterCheck.run { RecursiveThrowing(host: $0) }
+    },
 ]
