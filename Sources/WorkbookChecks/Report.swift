@@ -26,7 +26,7 @@ public enum Report {
                 "  Schedule found by \(schedule.search.localized.en), \(schedule.deviations) preemption(s) (⟲), one job at a time:",
                 ja: "  \(schedule.search.localized.ja)で見つけたスケジュール、プリエンプション \(schedule.deviations) 回（⟲）、一度に 1 ジョブずつ:")))
             for step in schedule.steps {
-                let passed = step.checkpoints.isEmpty ? "" : " → " + step.checkpoints.joined(separator: " → ")
+                let passed = step.checkpoints.isEmpty ? "" : " → " + step.checkpoints(in: language).joined(separator: " → ")
                 let mark = step.isDeviation ? terminal.paint(" ⟲", .yellow) : ""
                 lines.append("    \(step.number). \(t(step.who.localized))\(passed)\(mark)")
             }

@@ -7,13 +7,30 @@ extension Entity {
     public var localized: Localized {
         let ja: String = switch self {
         case let .task(number): "タスク \(number)"
-        case let .named(name): name
+        case let .named(name): BilingualLabel.japanese(name)
         case .actor: "アクター"
         case let .timer(owner): owner.map { "タイマー（\($0.localized.ja)）" } ?? "タイマー"
         case let .onMainActor(entity): "\(entity.localized.ja)（メインアクター上）"
         }
         return Localized(description, ja: ja)
     }
+}
+
+extension ScheduleStep {
+    /// The checkpoints passed in the step, in `language`.
+    public func checkpoints(in language: Language) -> [String] {
+        checkpoints.map { language == .ja ? BilingualLabel.japanese($0) : BilingualLabel.english($0) }
+    }
+}
+
+/// Names the calling task in both languages (`nameTask` with a `Localized`).
+public func nameTask(_ name: Localized) {
+    WorkbookExplorer.nameTask(BilingualLabel.join(name.en, name.ja))
+}
+
+/// A checkpoint in both languages (`checkpoint` with a `Localized`).
+public func checkpoint(_ label: Localized) {
+    WorkbookExplorer.checkpoint(BilingualLabel.join(label.en, label.ja))
 }
 
 extension Search {
@@ -37,7 +54,7 @@ extension ScheduleReport {
     public func traceEvents(_ language: Language) -> [Trace.Event] {
         let runs = Localized("(runs)", ja: "（実行）").text(language)
         return steps.enumerated().map { index, step in
-            let label = step.checkpoints.isEmpty ? runs : step.checkpoints.joined(separator: "; ")
+            let label = step.checkpoints.isEmpty ? runs : step.checkpoints(in: language).joined(separator: "; ")
             return Trace.Event(sequence: index, time: UInt64(step.number), lane: step.who.localized.text(language), label: label, kind: .point)
         }
     }
@@ -49,7 +66,7 @@ extension ScheduleReport {
         case let .failed(message): return Localized("failed: \(message)", ja: "失敗: \(message)").text(language)
         case .deadlock:
             let who = waiting.map { entry in
-                entry.after.map { Localized("\(entry.who.localized.en) (after \"\($0)\")", ja: "\(entry.who.localized.ja)（\"\($0)\" の後）") }
+                entry.after.map { Localized("\(entry.who.localized.en) (after \"\(BilingualLabel.english($0))\")", ja: "\(entry.who.localized.ja)（\"\(BilingualLabel.japanese($0))\" の後）") }
                     ?? Localized("\(entry.who.localized.en) (the body)", ja: "\(entry.who.localized.ja)（本体）")
             }
             return Localized("deadlock: ", ja: "デッドロック: ").text(language) + who.map { $0.text(language) }.joined(separator: language == .ja ? "、" : ", ")

@@ -102,7 +102,7 @@ extension Session {
     private func showSteps(_ steps: [ScheduleStep], from shown: LockedValue<Int>) {
         let start = shown.get()
         for step in steps.dropFirst(start) {
-            let passed = step.checkpoints.isEmpty ? "" : " → " + step.checkpoints.joined(separator: " → ")
+            let passed = step.checkpoints.isEmpty ? "" : " → " + step.checkpoints(in: language).joined(separator: " → ")
             write(terminal.paint(t(Localized("  step \(step.number): ", ja: "  ステップ \(step.number): ")), .dim) + t(step.who.localized) + passed)
         }
         shown.set(max(start, steps.count))
@@ -117,7 +117,7 @@ extension Session {
             } else if !entry.hasRun {
                 next = t(Localized("has not started yet", ja: "まだ開始していない"))
             } else if let last = entry.lastCheckpoint {
-                next = t(Localized("continues after \"\(last)\"", ja: "\"\(last)\" の後から続行"))
+                next = t(Localized("continues after \"\(BilingualLabel.english(last))\"", ja: "\"\(BilingualLabel.japanese(last))\" の後から続行"))
             } else {
                 next = t(Localized("continues (no checkpoint passed yet)", ja: "続行（まだチェックポイントを通過していない）"))
             }

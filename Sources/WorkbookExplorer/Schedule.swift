@@ -15,11 +15,24 @@ public indirect enum Entity: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .task(number): "task \(number)"
-        case let .named(name): name
+        case let .named(name): BilingualLabel.english(name)
         case .actor: "actor"
         case let .timer(owner): owner.map { "timer (\($0))" } ?? "timer"
         case let .onMainActor(entity): "\(entity) on MainActor"
         }
+    }
+}
+
+/// A task name or checkpoint given in two languages is kept as one string, English and
+/// Japanese joined by a unit separator; plain strings are the same in both.
+public enum BilingualLabel {
+    public static let separator: Character = "\u{1F}"
+
+    public static func join(_ english: String, _ japanese: String) -> String { english + String(separator) + japanese }
+    public static func english(_ label: String) -> String { String(label.prefix { $0 != separator }) }
+    public static func japanese(_ label: String) -> String {
+        guard let index = label.firstIndex(of: separator) else { return label }
+        return String(label[label.index(after: index)...])
     }
 }
 

@@ -327,7 +327,7 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
     }
 
     private func describe(_ waiting: Waiting) -> String {
-        waiting.after.map { "\(waiting.who) (after \"\($0)\")" } ?? "\(waiting.who) (the body)"
+        waiting.after.map { "\(waiting.who) (after \"\(BilingualLabel.english($0))\")" } ?? "\(waiting.who) (the body)"
     }
 }
 

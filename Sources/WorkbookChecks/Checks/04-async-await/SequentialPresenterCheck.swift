@@ -11,8 +11,8 @@ import WorkbookExplorer
 /// 1. `present(A)`: A is presented once and the call returns only after A was dismissed.
 /// 2. `presentAll([A, B, C])`: present A, A dismissed, present B, …, nothing else; one screen up
 ///    at a time; the call returns after C was dismissed.
-/// 3. `presentAll` cancelled at once, when A's user dismisses it, and while B is up: no screen is
-///    presented after the cancel; the screen up then is dismissed by the code, not left for its
+/// 3. `presentAll` cancelled at once, when A's user dismisses it, while B is up and while C (the
+///    last) is up; `present(A)` cancelled while A is up: no screen is presented after the cancel; the screen up then is dismissed by the code, not left for its
 ///    user; nothing stays up; the call throws `CancellationError`.
 public enum SequentialPresenterCheck {
     public static let oneAtATime = Property(
@@ -64,6 +64,8 @@ public enum SequentialPresenterCheck {
             ?? checkCancelled(make, .atOnce)
             ?? checkCancelled(make, .asTheUserDismissesA)
             ?? checkCancelled(make, .whileBIsUp)
+            ?? checkCancelled(make, .whileCIsUp)
+            ?? checkCancelled(make, .whileTheOnlyScreenIsUp)
         return failure.map(CheckResult.failed) ?? .passed(properties)
     }
 
@@ -110,32 +112,44 @@ public enum SequentialPresenterCheck {
     }
 
     enum CancelMoment: CustomStringConvertible {
-        case atOnce, asTheUserDismissesA, whileBIsUp
+        case atOnce, asTheUserDismissesA, whileBIsUp, whileCIsUp, whileTheOnlyScreenIsUp
         var description: String {
             switch self {
-            case .atOnce: "task.cancel() right after Task { try await presentAll([A, B, C]) }"
-            case .asTheUserDismissesA: "task.cancel() when A's user dismisses it (10 ms)"
-            case .whileBIsUp: "task.cancel() while B is up"
+            case .atOnce: "presentAll([A, B, C]), task.cancel() right after Task { … }"
+            case .asTheUserDismissesA: "presentAll([A, B, C]), task.cancel() when A's user dismisses it (10 ms)"
+            case .whileBIsUp: "presentAll([A, B, C]), task.cancel() while B is up"
+            case .whileCIsUp: "presentAll([A, B, C]), task.cancel() while C, the last, is up"
+            case .whileTheOnlyScreenIsUp: "present(A), task.cancel() while A is up"
             }
         }
+        /// The screens the call shows when not cancelled.
+        var screens: [Screen] { self == .whileTheOnlyScreenIsUp ? [SequentialPresenterCheck.screens[0]] : SequentialPresenterCheck.screens }
     }
 
     static func checkCancelled(_ make: @escaping @Sendable (ScreenHost) -> any SequentialPresenterProtocol, _ moment: CancelMoment) -> CheckFailure? {
-        explore("presentAll([A, B, C]), \(moment)") {
+        explore(moment.description) {
             let host = ScreenHost()
             let presenter = make(host)
-            nameNextTasks("presentAll")
-            let task = Task { try await presenter.presentAll(screens) }
+            let task: Task<Void, any Error>
+            if moment == .whileTheOnlyScreenIsUp {
+                nameNextTasks("present")
+                task = Task { try await presenter.present(screens[0]) }
+            } else {
+                nameNextTasks("presentAll")
+                task = Task { try await presenter.presentAll(screens) }
+            }
             switch moment {
             case .atOnce: break
             case .asTheUserDismissesA: try? await Task.sleep(for: .milliseconds(10))
             case .whileBIsUp: await host.untilShown("B")
+            case .whileCIsUp: await host.untilShown("C")
+            case .whileTheOnlyScreenIsUp: await host.untilShown("A")
             }
             let before = host.events
             checkpoint("task.cancel()")
             task.cancel()
             let result = await task.result
-            checkpoint("presentAll ended")
+            checkpoint("task.result")
             await untilQuiet()
             return judgeCancelled(host.events, before: before.count, upAtCancel: shownAt(before), result: result, onScreen: host.onScreen)
         }
