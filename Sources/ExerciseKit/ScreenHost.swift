@@ -58,13 +58,27 @@ public final class ScreenHost: Sendable {
     }
 
     private let state = Locked(State())
+    private let presenting = Locked<(screen: String, action: @Sendable () -> Void)?>(nil)
 
     public init() {}
+
+    /// Runs `action` inside `present(screen)`, first thing — before the screen goes up — on the
+    /// presenting thread: a cancel from another thread can land exactly then, and a check makes
+    /// it happen there on purpose.
+    public func whenPresenting(_ screen: String, _ action: @escaping @Sendable () -> Void) {
+        presenting.withLock { $0 = (screen, action) }
+    }
 
     /// Shows `screen`. `onDismiss` is called once, later, when the screen goes — dismissed by
     /// its user after `screen.readingTime`, or by `dismiss(_:)`, whichever comes first.
     public func present(_ screen: Screen, onDismiss: @escaping @Sendable () -> Void) {
-        checkpoint("present \(screen.name)")
+        let hook = presenting.withLock { hook -> (@Sendable () -> Void)? in
+            guard let found = hook, found.screen == screen.name else { return nil }
+            hook = nil
+            return found.action
+        }
+        hook?()
+        checkpoint("present(\(screen.name))")
         let waiting = state.withLock { state in
             state.events.append(Event(screen: screen.name, kind: .presented))
             state.shown.append((screen.name, onDismiss))
@@ -75,7 +89,7 @@ public final class ScreenHost: Sendable {
         for continuation in waiting { continuation.resume() }
         let host = self
         Task {
-            nameTask("user of \(screen.name)")
+            nameTask(Localized("user of \(screen.name)", ja: "\(screen.name) のユーザー"))
             try? await Task.sleep(for: screen.readingTime)
             host.remove(screen.name, by: .dismissedByUser)
         }
@@ -94,7 +108,7 @@ public final class ScreenHost: Sendable {
             return state.shown.remove(at: index).onDismiss
         }
         guard let onDismiss else { return }
-        checkpoint(kind == .dismissedByUser ? "the user dismisses \(name)" : "dismiss(\(name))")
+        checkpoint(kind == .dismissedByUser ? Localized("the user dismisses \(name)", ja: "ユーザーが \(name) を閉じる") : .verbatim("dismiss(\(name))"))
         onDismiss()
     }
 

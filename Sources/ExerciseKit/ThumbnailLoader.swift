@@ -40,21 +40,21 @@ public final class ThumbnailLoader: Sendable {
     /// `CancellationError` as soon as the calling task is cancelled.
     public func thumbnail(for id: String) async throws -> Thumbnail {
         record(id, .started)
-        checkpoint("load \(id)")
+        checkpoint("thumbnail(for: \"\(id)\")")
         do {
             try await Task.sleep(for: latencies[id] ?? .milliseconds(10))
         } catch {
             record(id, .cancelled)
-            checkpoint("load \(id): CancellationError")
+            checkpoint("thumbnail(for: \"\(id)\") → CancellationError")
             throw error
         }
         if id == failing {
             record(id, .failed)
-            checkpoint("load \(id): LoadFailed")
+            checkpoint("thumbnail(for: \"\(id)\") → LoadFailed(\(id))")
             throw LoadFailed(id: id)
         }
         record(id, .finished)
-        checkpoint("load \(id) → Thumbnail(\(id))")
+        checkpoint("thumbnail(for: \"\(id)\") → Thumbnail(\(id))")
         return Thumbnail(id: id)
     }
 

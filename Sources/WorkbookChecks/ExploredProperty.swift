@@ -29,10 +29,11 @@ public func checkExplored(
     func failure(_ result: Explorer.Result) -> CheckFailure? {
         for (outcome, count) in result.outcomes { for _ in 0..<count { tally.record(outcome) } }
         guard let schedule = result.failure else { return nil }
+        // In both languages where the explorer says it (a deadlock names who waits, and where).
         let what: String
         switch schedule.outcome {
         case let .failed(message): what = message
-        default: what = schedule.outcomeText
+        default: what = BilingualLabel.join(schedule.outcomeText(.en), schedule.outcomeText(.ja))
         }
         tally.record(what, forbidden: true)
         if case let .blocked(step) = schedule.outcome {
@@ -59,6 +60,31 @@ public func checkExplored(
             tally: nil, schedule: result.failure)
     }
     return failure(result)
+}
+
+/// An explored outcome that broke `property`, in both languages (`id|English`, `id|日本語`), so
+/// a tally shows it in the learner's language and `readBrokenOutcome` gives it back.
+public func brokenOutcome(_ property: Property, _ what: Localized) -> String {
+    BilingualLabel.join("\(property.id)|\(what.en)", "\(property.id)|\(what.ja)")
+}
+
+/// The property id and what happened, of an outcome made by `brokenOutcome`.
+public func readBrokenOutcome(_ outcome: String) -> (id: String, what: Localized)? {
+    let english = BilingualLabel.english(outcome), japanese = BilingualLabel.japanese(outcome)
+    guard let bar = english.firstIndex(of: "|") else { return nil }
+    let id = String(english[..<bar])
+    let ja = japanese.hasPrefix(id + "|") ? String(japanese.dropFirst(id.count + 1)) : String(english[english.index(after: bar)...])
+    return (id, Localized(String(english[english.index(after: bar)...]), ja: ja))
+}
+
+/// The name checks give the task that calls the learner's code.
+public let callerTask = Localized("caller", ja: "呼び出し元")
+
+/// For an outcome that is a deadlock: who waited, and where, in both languages.
+public func exploredDeadlock(_ outcome: String) -> Localized? {
+    let english = BilingualLabel.english(outcome), japanese = BilingualLabel.japanese(outcome)
+    guard english.hasPrefix("deadlock: ") else { return nil }
+    return Localized(String(english.dropFirst("deadlock: ".count)), ja: String(japanese.drop { $0 != " " }.dropFirst()))
 }
 
 private func isDeadlock(_ schedule: ScheduleReport) -> Bool {

@@ -1,3 +1,4 @@
+import WorkbookExplorer
 /// Counts how often each outcome of a racy experiment happened, jcstress style: every outcome
 /// is declared acceptable, interesting or forbidden, and the table shows count, share and verdict.
 ///
@@ -56,7 +57,9 @@ public struct OutcomeTally: Sendable {
         let header = (Localized("outcome", ja: "結果").text(language), Localized("count", ja: "回数").text(language),
                       Localized("share", ja: "割合").text(language), Localized("verdict", ja: "判定").text(language))
         let rows = outcomes.sorted { $0.count > $1.count }
-        let outcomeWidth = max(displayWidth(header.0), rows.map { displayWidth($0.outcome) }.max() ?? 0)
+        // An outcome may be given in two languages (`BilingualLabel`).
+        func shown(_ outcome: String) -> String { language == .ja ? BilingualLabel.japanese(outcome) : BilingualLabel.english(outcome) }
+        let outcomeWidth = max(displayWidth(header.0), rows.map { displayWidth(shown($0.outcome)) }.max() ?? 0)
         let countWidth = max(displayWidth(header.1), String(total).count)
         var lines = ["  " + padded(header.0, to: outcomeWidth) + "  " + padded(header.1, to: countWidth) + "  " + padded(header.2, to: 7) + "  " + header.3]
         for row in rows {
@@ -70,7 +73,7 @@ public struct OutcomeTally: Sendable {
             case .forbidden: verdictText = terminal.paint(verdictText, .red)
             }
             let countText = String(repeating: " ", count: max(0, countWidth - String(row.count).count)) + String(row.count)
-            lines.append("  " + padded(row.outcome, to: outcomeWidth) + "  " + countText + "  " + padded(shareText, to: 7) + "  " + verdictText)
+            lines.append("  " + padded(shown(row.outcome), to: outcomeWidth) + "  " + countText + "  " + padded(shareText, to: 7) + "  " + verdictText)
         }
         return lines.joined(separator: "\n")
     }

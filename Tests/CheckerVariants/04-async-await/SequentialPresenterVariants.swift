@@ -182,6 +182,32 @@ struct NoResumeWhenCancelled: SequentialPresenterProtocol {
     }
 }
 
+/// The dismiss handler asks `Task.isCancelled` to decide how to resume — but the handler runs
+/// in whatever task dismissed the screen (the canceller's, or none), not in the presenting task:
+/// a cancel while the last screen is up resumes with success.
+struct AsksIsCancelledInHandler: SequentialPresenterProtocol {
+    let host: ScreenHost
+    init(host: ScreenHost) { self.host = host }
+    func present(_ screen: Screen) async throws {
+        guard !Task.isCancelled else { throw CancellationError() }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                host.present(screen) {
+                    continuation.resume(with: Task.isCancelled ? .failure(CancellationError()) : .success(()))
+                }
+                if Task.isCancelled { host.dismiss(screen) }
+            }
+        } onCancel: {
+            host.dismiss(screen)
+        }
+    }
+    func presentAll(_ screens: [Screen]) async throws {
+        guard let first = screens.first else { return }
+        try await present(first)
+        try await presentAll(Array(screens.dropFirst()))
+    }
+}
+
 // MARK: Correct answers in other styles
 
 /// Correct: state shared by the operation and the handler under a lock: whichever comes
@@ -215,23 +241,22 @@ struct LockedHandshake: SequentialPresenterProtocol {
     }
 }
 
-/// Correct: a throwing continuation that the dismissal resumes with the task's state, and a
-/// recursive `presentAll`.
-struct RecursiveThrowing: SequentialPresenterProtocol {
+/// Correct: a throwing continuation resumed by the dismissal, the task's own check afterwards,
+/// and a recursive `presentAll`.
+struct RecursiveChecked: SequentialPresenterProtocol {
     let host: ScreenHost
     init(host: ScreenHost) { self.host = host }
     func present(_ screen: Screen) async throws {
         guard !Task.isCancelled else { throw CancellationError() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                host.present(screen) {
-                    continuation.resume(with: Task.isCancelled ? .failure(CancellationError()) : .success(()))
-                }
+                host.present(screen) { continuation.resume() }
                 if Task.isCancelled { host.dismiss(screen) }
             }
         } onCancel: {
             host.dismiss(screen)
         }
+        if Task.isCancelled { throw CancellationError() }
     }
     func presentAll(_ screens: [Screen]) async throws {
         guard let first = screens.first else { return }

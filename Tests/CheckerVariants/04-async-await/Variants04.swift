@@ -121,7 +121,10 @@ let variants04: [VariantRegistration] = [
     .init("SequentialPresenter.lockedHandshake", "a correct answer: presented/cancelled flags under a lock", breaks: passesTheCheck) {
         SequentialPresenterCheck.run { LockedHandshake(host: $0) }
     },
-    .init("SequentialPresenter.recursiveThrowing", "a correct answer: a throwing continuation, a recursive presentAll", breaks: passesTheCheck) {
-        SequentialPresenterCheck.run { RecursiveThrowing(host: $0) }
+    .init("SequentialPresenter.asksIsCancelledInHandler", "the dismiss handler resumes by Task.isCancelled, of the wrong task", breaks: SequentialPresenterCheck.cancellationThrown) {
+        SequentialPresenterCheck.run { AsksIsCancelledInHandler(host: $0) }
+    },
+    .init("SequentialPresenter.recursiveChecked", "a correct answer: a throwing continuation, the task's own check after it, a recursive presentAll", breaks: passesTheCheck) {
+        SequentialPresenterCheck.run { RecursiveChecked(host: $0) }
     },
 ]

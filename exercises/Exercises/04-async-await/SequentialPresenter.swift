@@ -9,7 +9,10 @@ import ExerciseKit
 //     `presentAsync`: the dismiss handler resumes a continuation);
 //   - `presentAll(_:)` presents the screens in order, each after the one before was dismissed;
 //   - cancelling the calling task dismisses the screen that is up at once (do not leave it for
-//     its user), presents no further screen, and throws `CancellationError`.
+//     its user), presents no further screen, and throws `CancellationError`. A cancel can land at
+//     any moment — also between your last look at `Task.isCancelled` and the screen going up
+//     (the check makes it land inside `host.present`, on your thread, so do not hold a lock of
+//     yours while calling `host.present` that your cancellation handler takes).
 //
 // Check your answer:   swift test --filter ExercisesTests.SequentialPresenter
 // Stuck?               a failing check prints a hint; all hints: exercises/exercises.json

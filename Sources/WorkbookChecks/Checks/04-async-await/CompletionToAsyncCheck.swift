@@ -86,7 +86,7 @@ public enum CompletionToAsyncCheck {
                              deadlock: neverLeftWaiting, observed: { outcome in
             observed(call: call, reply: reply, want: want, got: outcome)
         }, budget: budget, classify: { $0 == want ? .acceptable : .forbidden }) {
-            nameTask("caller")
+            nameTask(callerTask)
             let fetcher = make(server())
             do {
                 return String(describing: try await fetcher.thumbnail(for: id))
@@ -102,12 +102,12 @@ public enum CompletionToAsyncCheck {
         let call = "async let a = thumbnail(for: \"cat\"); async let b = thumbnail(for: \"missing\")"
         let want = "a: Thumbnail(cat), b: ThumbnailError.badID"
         return checkExplored(callsIndependent, deadlock: neverLeftWaiting, observed: { outcome in
-            if outcome.hasPrefix("deadlock") { return leftWaiting(call: call, outcome) }
+            if exploredDeadlock(outcome) != nil { return leftWaiting(call: call, outcome) }
             return Localized(
                 "Two calls at once on one fetcher (\(call)): the caller should get \(want), and got \(outcome). Something one call keeps in the fetcher reached the other — keep each call's values in local constants.",
                 ja: "1 つのフェッチャーで 2 つの呼び出しを同時に行いました（\(call)）。呼び出し元は \(want) を受け取るはずが、\(outcome) を受け取りました。一方の呼び出しがフェッチャーに残したものが、もう一方に届いています。呼び出しごとの値はローカル定数に置きましょう。")
         }, budget: budget, classify: { $0 == want ? .acceptable : .forbidden }) {
-            nameTask("caller")
+            nameTask(callerTask)
             let fetcher = make(server())
             nameNextTasks("a", "b")
             async let a = outcome { try await fetcher.thumbnail(for: "cat") }
@@ -129,23 +129,22 @@ public enum CompletionToAsyncCheck {
         let call = "let task = Task { try await thumbnail(for: \"cat\") }; task.cancel()"
         // A cancel before the server's reply must end in CancellationError; after it, the
         // thumbnail may still come (or the answer may look once more and stop).
-        let acceptable: Set = ["cancelled before the reply: CancellationError", "cancelled after the reply: CancellationError",
-                               "cancelled after the reply: Thumbnail(cat)"]
+        let acceptable: Set = [beforeReply + "CancellationError", afterReply + "CancellationError", afterReply + "Thumbnail(cat)"]
         return checkExplored(errorReachesCaller, deadlock: neverLeftWaiting, observed: { outcome in
-            if outcome.hasPrefix("deadlock") { return leftWaiting(call: call, outcome) }
-            let got = outcome.drop { $0 != ":" }.dropFirst(2)
+            if exploredDeadlock(outcome) != nil { return leftWaiting(call: call, outcome) }
+            let got = outcome.hasPrefix(beforeReply) ? outcome.dropFirst(beforeReply.count) : outcome.dropFirst(afterReply.count)
             return Localized(
                 "The caller cancelled the task before the server replied to \"cat\" (\(call)) and got \(got). A cancelled call throws `CancellationError` — `data(for:)` throws it for you: let it reach the caller as it is, do not turn it into a `ThumbnailError` or swallow it. Work in a `Task.detached`, or behind a callback, does not see the caller's cancel: look with `try Task.checkCancellation()`.",
                 ja: "呼び出し元は、サーバーが \"cat\" に応答する前にタスクをキャンセルし（\(call)）、\(got) を受け取りました。キャンセルされた呼び出しは `CancellationError` をスローします（`data(for:)` がスローしてくれます）。`ThumbnailError` に変えたり握りつぶしたりせず、そのまま呼び出し元に届けましょう。`Task.detached` の中やコールバックの向こうの処理には呼び出し元のキャンセルが届きません。`try Task.checkCancellation()` で確かめましょう。")
         }, budget: budget, classify: { acceptable.contains($0) ? .acceptable : .forbidden }) {
-            nameTask("caller")
+            nameTask(callerTask)
             let server = server()
             let fetcher = make(server)
-            nameNextTasks("request")
+            nameNextTasks(BilingualLabel.join("request", "リクエスト"))
             let task = Task { try await fetcher.thumbnail(for: "cat") }
             await Task.yield()
             checkpoint("task.cancel()")
-            let when = server.answeredIDs.isEmpty ? "cancelled before the reply: " : "cancelled after the reply: "
+            let when = server.answeredIDs.isEmpty ? beforeReply : afterReply
             task.cancel()
             switch await task.result {
             case let .success(thumbnail): return when + String(describing: thumbnail)
@@ -154,14 +153,17 @@ public enum CompletionToAsyncCheck {
         }
     }
 
+    /// What the server had answered when the caller cancelled.
+    static let beforeReply = "answeredIDs=[] → ", afterReply = "answeredIDs=[\"cat\"] → "
+
     static func checkCompletion(_ make: @escaping @Sendable (ThumbnailServer) -> any CompletionToAsyncProtocol,
                                 id: String, reply: ThumbnailServer.Reply) -> CheckFailure? {
         let want = expected(id, reply)
         let call = "thumbnail(for: \"\(id)\") { result in … }"
-        let once = "called once: " + want
+        let once = "calls=1: " + want
         return checkExplored(calledOnce, broken: { outcome in
             if outcome == never { return neverLeftWaiting }
-            if outcome.hasPrefix("called once") { return reply == .image ? returnsThumbnail : errorReachesCaller }
+            if outcome.hasPrefix("calls=1: ") { return reply == .image ? returnsThumbnail : errorReachesCaller }
             return calledOnce
         }, deadlock: neverLeftWaiting, observed: { outcome in
             if outcome == never {
@@ -169,18 +171,18 @@ public enum CompletionToAsyncCheck {
                     "\(call) returned, every task it started finished or stopped for good, and the handler was never called: its caller waits for ever. Call it on every path, errors too.",
                     ja: "\(call) は戻り、それが始めたタスクはすべて終わるか止まったままになりましたが、ハンドラは一度も呼ばれませんでした。呼び出し元は永遠に待ちます。エラーの経路も含め、すべての経路で呼びましょう。")
             }
-            if outcome.hasPrefix("called once: ") {
+            if outcome.hasPrefix("calls=1: ") {
                 return observed(call: call, reply: reply, want: "`.success(\(want))`/`.failure(\(want))`",
-                                got: String(outcome.dropFirst("called once: ".count)))
+                                got: String(outcome.dropFirst("calls=1: ".count)))
             }
-            if outcome.hasPrefix("deadlock") { return leftWaiting(call: call, outcome) }
-            let count = outcome.dropFirst("called ".count).prefix { $0 != " " }
+            if exploredDeadlock(outcome) != nil { return leftWaiting(call: call, outcome) }
+            let count = outcome.dropFirst("calls=".count).prefix { $0 != ":" }
             let results = outcome.drop { $0 != ":" }.dropFirst(2)
             return Localized(
                 "\(call): the handler was called \(count) times (\(results)). A caller's handler does its work each time — shows the picture twice, or an error after the picture. Call it exactly once: return right after calling it, or call it in one place with a `Result`.",
                 ja: "\(call): ハンドラが \(count) 回呼ばれました（\(results)）。呼び出し元のハンドラは呼ばれるたびに処理をします（画像を 2 回表示する、画像の後にエラーを出す）。ちょうど 1 回だけ呼びましょう。呼んだらすぐ return するか、`Result` を使って 1 か所で呼びます。")
         }, budget: budget, classify: { $0 == once ? .acceptable : .forbidden }) {
-            nameTask("caller")
+            nameTask(callerTask)
             let fetcher = make(server())
             let calls = Locked<[String]>([])
             fetcher.thumbnail(for: id) { result in
@@ -195,27 +197,23 @@ public enum CompletionToAsyncCheck {
             checkpoint("thumbnail(for: \"\(id)\") { … } ↩")
             await untilQuiet()
             let seen = calls.current
-            switch seen.count {
-            case 0: return never
-            case 1: return "called once: " + seen[0]
-            default: return "called \(seen.count) times: " + seen.joined(separator: ", ")
-            }
+            return seen.isEmpty ? never : "calls=\(seen.count): " + seen.joined(separator: ", ")
         }
     }
 
     /// Two completion calls of one fetcher at once: each handler gets its own result, once.
     static func checkTwoHandlersAtOnce(_ make: @escaping @Sendable (ThumbnailServer) -> any CompletionToAsyncProtocol) -> CheckFailure? {
         let call = "thumbnail(for: \"cat\") { … }; thumbnail(for: \"missing\") { … }"
-        let want = "cat: Thumbnail(cat); missing: ThumbnailError.badID"
+        let want = "\"cat\": calls=1: Thumbnail(cat); \"missing\": calls=1: ThumbnailError.badID"
         return checkExplored(callsIndependent, broken: { outcome in
-            outcome.contains("×") ? calledOnce : nil
+            outcome.contains("calls=2") || outcome.contains("calls=3") ? calledOnce : nil
         }, deadlock: neverLeftWaiting, observed: { outcome in
-            if outcome.hasPrefix("deadlock") { return leftWaiting(call: call, outcome) }
+            if exploredDeadlock(outcome) != nil { return leftWaiting(call: call, outcome) }
             return Localized(
                 "Two calls at once on one fetcher (\(call)): each handler should be called once with its own result (\(want)); they got: \(outcome). A handler kept in the fetcher is replaced by the next call's — keep each call's handler in its own task.",
                 ja: "1 つのフェッチャーで 2 つの呼び出しを同時に行いました（\(call)）。各ハンドラは自分の結果で 1 回ずつ呼ばれるはず（\(want)）ですが、実際は: \(outcome)。フェッチャーに保存したハンドラは次の呼び出しのもので置き換えられます。各呼び出しのハンドラはそれぞれのタスクの中に持ちましょう。")
         }, budget: budget, classify: { $0 == want ? .acceptable : .forbidden }) {
-            nameTask("caller")
+            nameTask(callerTask)
             let fetcher = make(server())
             let calls = Locked<[String: [String]]>([:])
             for id in ["cat", "missing"] {
@@ -233,16 +231,12 @@ public enum CompletionToAsyncCheck {
             let seen = calls.current
             return ["cat", "missing"].map { id in
                 let results = seen[id] ?? []
-                switch results.count {
-                case 0: return "\(id): \(never)"
-                case 1: return "\(id): \(results[0])"
-                default: return "\(id): \(results.count)× (\(results.joined(separator: ", ")))"
-                }
+                return "\"\(id)\": " + (results.isEmpty ? never : "calls=\(results.count): " + results.joined(separator: ", "))
             }.joined(separator: "; ")
         }
     }
 
-    static let never = "never called"
+    static let never = "calls=0"
 
     // MARK: Words
 
@@ -256,17 +250,17 @@ public enum CompletionToAsyncCheck {
     }
 
     static func observed(call: String, reply: ThumbnailServer.Reply, want: String, got: String) -> Localized {
-        if got.hasPrefix("deadlock") { return leftWaiting(call: call, got) }
+        if exploredDeadlock(got) != nil { return leftWaiting(call: call, got) }
         return Localized(
             "\(call): the server answered \(replyText(reply).en); the rules say the caller gets \(want), and it got \(got).",
             ja: "\(call): サーバーは\(replyText(reply).ja)と答えました。ルールでは呼び出し元は \(want) を受け取りますが、受け取ったのは \(got) でした。")
     }
 
     static func leftWaiting(call: String, _ outcome: String) -> Localized {
-        let who = outcome.dropFirst("deadlock: ".count)
+        let who = exploredDeadlock(outcome) ?? .verbatim(outcome)
         return Localized(
-            "\(call) never came back: every task stopped, waiting (\(who)), and nothing was left to wake them — a continuation that is not resumed on some path, or a wait for something that never comes.",
-            ja: "\(call) が戻りませんでした。すべてのタスクが待ったまま止まり（\(who)）、起こすものが何も残っていません。ある経路で再開されない継続か、来ないものを待っています。")
+            "\(call) never came back: every task stopped, waiting (\(who.en)), and nothing was left to wake them — a continuation that is not resumed on some path, or a wait for something that never comes.",
+            ja: "\(call) が戻りませんでした。すべてのタスクが待ったまま止まり（\(who.ja)）、起こすものが何も残っていません。ある経路で再開されない継続か、来ないものを待っています。")
     }
 
     static func replyText(_ reply: ThumbnailServer.Reply) -> Localized {

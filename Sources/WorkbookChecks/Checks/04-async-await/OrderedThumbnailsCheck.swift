@@ -75,15 +75,15 @@ public enum OrderedThumbnailsCheck {
             do {
                 result = try await make().thumbnails(for: ids, maxInFlight: 2, loader: loader)
             } catch {
-                return "\(inputOrder.id)|threw \(describe(error)) though no load failed"
+                return brokenOutcome(inputOrder, Localized("threw \(describe(error)) though no load failed", ja: "どのロードも失敗していないのに \(describe(error)) をスローした"))
             }
-            if loader.mostInFlight > 2 { return "\(limitRespected.id)|\(loader.mostInFlight)" }
-            if result.map(\.id) != ids { return "\(inputOrder.id)|returned \(list(result.map(\.id)))" }
+            if loader.mostInFlight > 2 { return overLimit(loader.mostInFlight) }
+            if result.map(\.id) != ids { return brokenOutcome(inputOrder, returned(result)) }
             let twice = ids.filter { id in loader.events.filter { $0.id == id && $0.kind == .started }.count > 1 }
-            if !twice.isEmpty { return "\(inputOrder.id)|loaded \(list(twice)) more than once" }
-            if let early = startedAhead(loader.events, ids: ids) { return "\(slotsKeptBusy.id)|\(early)" }
+            if !twice.isEmpty { return brokenOutcome(inputOrder, Localized("loaded \(list(twice)) more than once", ja: "\(list(twice)) を 2 回以上ロードした")) }
+            if let early = startedAhead(loader.events, ids: ids) { return brokenOutcome(slotsKeptBusy, early) }
             let elapsed = milliseconds(loader.elapsed)
-            if elapsed != end { return "\(slotsKeptBusy.id)|ended at \(elapsed) ms, most at once \(loader.mostInFlight)" }
+            if elapsed != end { return brokenOutcome(slotsKeptBusy, Localized("ended at \(elapsed) ms, at most \(loader.mostInFlight) at once", ja: "\(elapsed) ms に終了、同時に最大 \(loader.mostInFlight) 個")) }
             return ok
         }
     }
@@ -100,22 +100,22 @@ public enum OrderedThumbnailsCheck {
             do {
                 let result = try await make().thumbnails(for: ids, maxInFlight: 2, loader: loader)
                 thrown = nil
-                if loader.mostInFlight > 2 { return "\(limitRespected.id)|\(loader.mostInFlight)" }
-                return "\(failureThrown.id)|returned \(list(result.map(\.id)))"
+                if loader.mostInFlight > 2 { return overLimit(loader.mostInFlight) }
+                return brokenOutcome(failureThrown, returned(result))
             } catch {
                 thrown = describe(error)
             }
-            if loader.mostInFlight > 2 { return "\(limitRespected.id)|\(loader.mostInFlight)" }
+            if loader.mostInFlight > 2 { return overLimit(loader.mostInFlight) }
             let events = loader.events
             guard let failedAt = events.firstIndex(where: { $0.kind == .failed }) else {
-                return "\(noStartAfterFailure.id)|r never loaded; threw \(thrown ?? "nothing")"
+                return brokenOutcome(noStartAfterFailure, Localized("never loaded r; threw \(thrown ?? "nothing")", ja: "r をロードせず、\(thrown ?? "何も") スローした"))
             }
             let lateStarts = events[failedAt...].filter { $0.kind == .started }.map(\.id)
-            if !lateStarts.isEmpty { return "\(noStartAfterFailure.id)|\(list(lateStarts)) started after r failed" }
+            if !lateStarts.isEmpty { return brokenOutcome(noStartAfterFailure, Localized("\(list(lateStarts)) started after r failed", ja: "r の失敗の後に \(list(lateStarts)) が始まった")) }
             let failureTime = events[failedAt].at
             let lateEnds = events.filter { $0.kind == .finished && $0.at > failureTime }.map(\.id)
-            if !lateEnds.isEmpty { return "\(failureCancels.id)|\(list(lateEnds)) finished after r failed" }
-            if thrown != "LoadFailed(r)" { return "\(failureThrown.id)|threw \(thrown ?? "nothing")" }
+            if !lateEnds.isEmpty { return brokenOutcome(failureCancels, Localized("\(list(lateEnds)) finished after r failed", ja: "r の失敗の後に \(list(lateEnds)) が完了した")) }
+            if thrown != "LoadFailed(r)" { return brokenOutcome(failureThrown, Localized("threw \(thrown ?? "nothing")", ja: "\(thrown ?? "何も") スローした")) }
             return ok
         }
     }
@@ -129,10 +129,10 @@ public enum OrderedThumbnailsCheck {
             do {
                 result = try await make().thumbnails(for: ids, maxInFlight: maxInFlight, loader: loader)
             } catch {
-                return "\(inputOrder.id)|threw \(describe(error)) though no load failed"
+                return brokenOutcome(inputOrder, Localized("threw \(describe(error)) though no load failed", ja: "どのロードも失敗していないのに \(describe(error)) をスローした"))
             }
-            if result.map(\.id) != ids { return "\(inputOrder.id)|returned \(list(result.map(\.id)))" }
-            if loader.mostInFlight != ids.count { return "\(slotsKeptBusy.id)|most at once \(loader.mostInFlight)" }
+            if result.map(\.id) != ids { return brokenOutcome(inputOrder, returned(result)) }
+            if loader.mostInFlight != ids.count { return brokenOutcome(slotsKeptBusy, Localized("at most \(loader.mostInFlight) at once", ja: "同時に最大 \(loader.mostInFlight) 個")) }
             return ok
         }
     }
@@ -149,45 +149,43 @@ public enum OrderedThumbnailsCheck {
         }, observed: { outcome in
             observed(call, maxInFlight: maxInFlight, outcome)
         }, budget: budget, classify: { $0 == ok ? .acceptable : .forbidden }) {
-            nameTask("caller")
+            nameTask(callerTask)
             return try await body()
         }
     }
 
     static func observed(_ call: String, maxInFlight: Int, _ outcome: String) -> Localized {
-        if outcome.hasPrefix("deadlock") {
-            let who = outcome.dropFirst("deadlock: ".count)
+        if let who = exploredDeadlock(outcome) {
             return Localized(
-                "\(call) never returned: every task stopped, waiting (\(who)), and nothing was left to wake them.",
-                ja: "\(call) が戻りませんでした。すべてのタスクが待ったまま止まり（\(who)）、起こすものが何も残っていません。")
+                "\(call) never returned: every task stopped, waiting (\(who.en)), and nothing was left to wake them.",
+                ja: "\(call) が戻りませんでした。すべてのタスクが待ったまま止まり（\(who.ja)）、起こすものが何も残っていません。")
         }
-        let parts = outcome.split(separator: "|", maxSplits: 1).map(String.init)
-        let what = parts.count > 1 ? parts[1] : outcome
-        switch parts[0] {
+        guard let (id, what) = readBrokenOutcome(outcome) else { return .verbatim("\(call): \(outcome)") }
+        switch id {
         case limitRespected.id:
             return Localized(
-                "\(call): \(what) loads ran at once. Start `maxInFlight` tasks, then one more each time one ends (`for try await` / `group.next()`), never all of them up front.",
-                ja: "\(call): \(what) 個のロードが同時に実行されました。最初に `maxInFlight` 個のタスクを始め、1 つ終わるごとに 1 つ追加します（`for try await` や `group.next()`）。最初に全部を追加してはいけません。")
+                "\(call): \(what.en) ran. Start `maxInFlight` tasks, then one more each time one ends (`for try await` / `group.next()`), never all of them up front.",
+                ja: "\(call): \(what.ja)が実行されました。最初に `maxInFlight` 個のタスクを始め、1 つ終わるごとに 1 つ追加します（`for try await` や `group.next()`）。最初に全部を追加してはいけません。")
         case inputOrder.id:
             return Localized(
-                "\(call): \(what). Results come out of a group in the order the loads end; keep each id's index with its result and put it back in place.",
-                ja: "\(call): \(what)。グループからは、ロードが終わった順に結果が出てきます。id ごとのインデックスを結果と一緒に持ち、元の位置に戻しましょう。")
+                "\(call): \(what.en). Results come out of a group in the order the loads end; keep each id's index with its result and put it back in place.",
+                ja: "\(call): \(what.ja)。グループからは、ロードが終わった順に結果が出てきます。id ごとのインデックスを結果と一緒に持ち、元の位置に戻しましょう。")
         case slotsKeptBusy.id:
             return Localized(
-                "\(call): \(what); loads that start in the order asked for, each as soon as one ends, finish at \(windowEnd(six.map(\.ms), maxInFlight: 2)) ms (\(maxInFlight) at once). Waiting for a whole batch, or one load at a time, leaves slots idle.",
-                ja: "\(call): \(what)。依頼した順に、1 つ終わるとすぐ次を始めれば、\(windowEnd(six.map(\.ms), maxInFlight: 2)) ms（同時に \(maxInFlight) 個）で終わります。バッチ全体を待ったり 1 つずつ実行したりすると、空きが生まれます。")
+                "\(call): \(what.en); loads that start in the order asked for, each as soon as one ends, finish at \(windowEnd(six.map(\.ms), maxInFlight: 2)) ms (\(maxInFlight) at once). Waiting for a whole batch, or one load at a time, leaves slots idle.",
+                ja: "\(call): \(what.ja)。依頼した順に、1 つ終わるとすぐ次を始めれば、\(windowEnd(six.map(\.ms), maxInFlight: 2)) ms（同時に \(maxInFlight) 個）で終わります。バッチ全体を待ったり 1 つずつ実行したりすると、空きが生まれます。")
         case failureThrown.id:
             return Localized(
-                "\(call): \(what); the caller should get the loader's error, LoadFailed(r). Let `try await` on the group rethrow it; do not swallow it or return what was loaded so far.",
-                ja: "\(call): \(what)。呼び出し元はローダーのエラー LoadFailed(r) を受け取るはずです。グループへの `try await` でそのまま再スローさせ、握りつぶしたり途中までの結果を返したりしないでください。")
+                "\(call): \(what.en); the caller should get the loader's error, LoadFailed(r). Let `try await` on the group rethrow it; do not swallow it or return what was loaded so far.",
+                ja: "\(call): \(what.ja)。呼び出し元はローダーのエラー LoadFailed(r) を受け取るはずです。グループへの `try await` でそのまま再スローさせ、握りつぶしたり途中までの結果を返したりしないでください。")
         case failureCancels.id:
             return Localized(
-                "\(call): \(what) — a load kept running after the failure. Throw out of the group's closure (it cancels the other children), or call `group.cancelAll()`.",
-                ja: "\(call): \(what)。失敗の後もロードが続いていました。グループのクロージャからスローする（ほかの子タスクがキャンセルされる）か、`group.cancelAll()` を呼びましょう。")
+                "\(call): \(what.en) — a load kept running after the failure. Throw out of the group's closure (it cancels the other children), or call `group.cancelAll()`.",
+                ja: "\(call): \(what.ja)。失敗の後もロードが続いていました。グループのクロージャからスローする（ほかの子タスクがキャンセルされる）か、`group.cancelAll()` を呼びましょう。")
         case noStartAfterFailure.id:
             return Localized(
-                "\(call): \(what). After a failure, add no more tasks: stop the loop as soon as a result throws.",
-                ja: "\(call): \(what)。失敗の後はタスクを追加しないでください。結果がスローしたらすぐにループを止めます。")
+                "\(call): \(what.en). After a failure, add no more tasks: stop the loop as soon as a result throws.",
+                ja: "\(call): \(what.ja)。失敗の後はタスクを追加しないでください。結果がスローしたらすぐにループを止めます。")
         default:
             return .verbatim("\(call): \(outcome)")
         }
@@ -197,17 +195,27 @@ public enum OrderedThumbnailsCheck {
 
     /// Children added together may start in any order, but by the end of each moment the ids
     /// started so far must be the first ones of `ids`: "d and a, then f" — not "d and a, then b".
-    static func startedAhead(_ events: [ThumbnailLoader.Event], ids: [String]) -> String? {
+    static func startedAhead(_ events: [ThumbnailLoader.Event], ids: [String]) -> Localized? {
         let starts = events.filter { $0.kind == .started }
         for time in Set(starts.map(\.at)).sorted() {
             let started = starts.filter { $0.at <= time }.map(\.id)
             let expected = Array(ids.prefix(started.count))
             if started.sorted() != expected.sorted() {
                 let ahead = started.filter { !expected.contains($0) }
-                return "\(list(ahead)) started at \(milliseconds(time)) ms, before \(list(expected.filter { !started.contains($0) }))"
+                let waiting = list(expected.filter { !started.contains($0) })
+                return Localized("\(list(ahead)) started at \(milliseconds(time)) ms, before \(waiting)",
+                                 ja: "\(milliseconds(time)) ms に \(waiting) より先に \(list(ahead)) が始まった")
             }
         }
         return nil
+    }
+
+    static func overLimit(_ most: Int) -> String {
+        brokenOutcome(limitRespected, Localized("\(most) loads at once", ja: "同時に \(most) 個のロード"))
+    }
+
+    static func returned(_ result: [Thumbnail]) -> Localized {
+        Localized("returned \(list(result.map(\.id)))", ja: "\(list(result.map(\.id))) を返した")
     }
 
     static func latencies(_ table: [(id: String, ms: Int)]) -> [String: Duration] {

@@ -11,8 +11,10 @@ import WorkbookExplorer
 /// 1. `present(A)`: A is presented once and the call returns only after A was dismissed.
 /// 2. `presentAll([A, B, C])`: present A, A dismissed, present B, …, nothing else; one screen up
 ///    at a time; the call returns after C was dismissed.
-/// 3. `presentAll` cancelled at once, when A's user dismisses it, while B is up and while C (the
-///    last) is up; `present(A)` cancelled while A is up: no screen is presented after the cancel; the screen up then is dismissed by the code, not left for its
+/// 3. `presentAll` cancelled at once, when A's user dismisses it, while B is up, inside
+///    `host.present(B)` before B goes up (as a cancel from another thread can land between the
+///    answer's last look and the screen going up), and while C (the last) is up; `present(A)`
+///    cancelled while A is up: no screen is presented after the cancel; the screen up then is dismissed by the code, not left for its
 ///    user; nothing stays up; the call throws `CancellationError`.
 public enum SequentialPresenterCheck {
     public static let oneAtATime = Property(
@@ -64,6 +66,7 @@ public enum SequentialPresenterCheck {
             ?? checkCancelled(make, .atOnce)
             ?? checkCancelled(make, .asTheUserDismissesA)
             ?? checkCancelled(make, .whileBIsUp)
+            ?? checkCancelled(make, .asBIsPresented)
             ?? checkCancelled(make, .whileCIsUp)
             ?? checkCancelled(make, .whileTheOnlyScreenIsUp)
         return failure.map(CheckResult.failed) ?? .passed(properties)
@@ -77,7 +80,7 @@ public enum SequentialPresenterCheck {
             do {
                 try await make(host).present(screens[0])
             } catch {
-                return "\(inOrder.id)|threw \(describe(error)) though nothing was cancelled"
+                return brokenOutcome(inOrder, notCancelledButThrew(error))
             }
             checkpoint("present(A) returned")
             let atReturn = host.events
@@ -92,7 +95,7 @@ public enum SequentialPresenterCheck {
             do {
                 try await make(host).presentAll(screens)
             } catch {
-                return "\(inOrder.id)|threw \(describe(error)) though nothing was cancelled"
+                return brokenOutcome(inOrder, notCancelledButThrew(error))
             }
             checkpoint("presentAll returned")
             let atReturn = host.events
@@ -104,20 +107,21 @@ public enum SequentialPresenterCheck {
     /// Not cancelled: each screen presented, then dismissed by its user, in order; the call
     /// returned after the last dismissal.
     static func judgeUncancelled(_ events: [ScreenHost.Event], atReturn: [ScreenHost.Event], expected: [Screen]) -> String {
-        if let overlap = overlap(events) { return "\(oneAtATime.id)|\(overlap)" }
+        if let overlap = overlap(events) { return brokenOutcome(oneAtATime, overlap) }
         let presented = events.filter { $0.kind == .presented }.map(\.screen)
-        if presented != expected.map(\.name) { return "\(inOrder.id)|presented \(presented.joined(separator: ", "))" }
-        if let up = shownAt(atReturn).first { return "\(waitsForDismissal.id)|returned while \(up) was up" }
+        if presented != expected.map(\.name) { return brokenOutcome(inOrder, Localized("presented \(presented.joined(separator: ", "))", ja: "\(presented.joined(separator: ", ")) を表示した")) }
+        if let up = shownAt(atReturn).first { return brokenOutcome(waitsForDismissal, Localized("returned while \(up) was up", ja: "\(up) の表示中に戻った")) }
         return ok
     }
 
     enum CancelMoment: CustomStringConvertible {
-        case atOnce, asTheUserDismissesA, whileBIsUp, whileCIsUp, whileTheOnlyScreenIsUp
+        case atOnce, asTheUserDismissesA, whileBIsUp, asBIsPresented, whileCIsUp, whileTheOnlyScreenIsUp
         var description: String {
             switch self {
             case .atOnce: "presentAll([A, B, C]), task.cancel() right after Task { … }"
             case .asTheUserDismissesA: "presentAll([A, B, C]), task.cancel() when A's user dismisses it (10 ms)"
             case .whileBIsUp: "presentAll([A, B, C]), task.cancel() while B is up"
+            case .asBIsPresented: "presentAll([A, B, C]), task.cancel() landing inside host.present(B), before B goes up"
             case .whileCIsUp: "presentAll([A, B, C]), task.cancel() while C, the last, is up"
             case .whileTheOnlyScreenIsUp: "present(A), task.cancel() while A is up"
             }
@@ -138,16 +142,30 @@ public enum SequentialPresenterCheck {
                 nameNextTasks("presentAll")
                 task = Task { try await presenter.presentAll(screens) }
             }
+            if moment == .asBIsPresented {
+                // A cancel from another thread may land at any moment, also between the last
+                // look at `isCancelled` and the screen going up: make it land there.
+                host.whenPresenting("B") {
+                    checkpoint("task.cancel()")
+                    task.cancel()
+                }
+            }
             switch moment {
-            case .atOnce: break
+            case .atOnce, .asBIsPresented: break
             case .asTheUserDismissesA: try? await Task.sleep(for: .milliseconds(10))
             case .whileBIsUp: await host.untilShown("B")
             case .whileCIsUp: await host.untilShown("C")
             case .whileTheOnlyScreenIsUp: await host.untilShown("A")
             }
-            let before = host.events
-            checkpoint("task.cancel()")
-            task.cancel()
+            let before: [ScreenHost.Event]
+            if moment == .asBIsPresented {
+                await host.untilShown("B")
+                before = Array(host.events.prefix { $0 != ScreenHost.Event(screen: "B", kind: .presented) })
+            } else {
+                before = host.events
+                checkpoint("task.cancel()")
+                task.cancel()
+            }
             let result = await task.result
             checkpoint("task.result")
             await untilQuiet()
@@ -157,7 +175,7 @@ public enum SequentialPresenterCheck {
 
     static func judgeCancelled(_ events: [ScreenHost.Event], before: Int, upAtCancel: [String], result: Result<Void, any Error>,
                                onScreen: [String]) -> String {
-        if let overlap = overlap(events) { return "\(oneAtATime.id)|\(overlap)" }
+        if let overlap = overlap(events) { return brokenOutcome(oneAtATime, overlap) }
         let after = Array(events[before...])
         // The screen on its way as the cancel landed may still appear, if the code takes it
         // down again at once (the next event); no other may.
@@ -166,20 +184,25 @@ public enum SequentialPresenterCheck {
             let screen = after[first].screen
             let takenDown = first + 1 < after.count && after[first + 1] == ScreenHost.Event(screen: screen, kind: .dismissedByCode)
             if late.count > 1 || !upAtCancel.isEmpty || !takenDown {
-                return "\(stopsWhenCancelled.id)|presented \(late.count > 1 || !upAtCancel.isEmpty ? after[late.last!].screen : screen) after the cancel" + (takenDown ? "" : " and left it up")
+                let shown = late.count > 1 || !upAtCancel.isEmpty ? after[late.last!].screen : screen
+                return brokenOutcome(stopsWhenCancelled, takenDown
+                    ? Localized("presented \(shown) after the cancel", ja: "キャンセルの後に \(shown) を表示した")
+                    : Localized("presented \(shown) after the cancel and left it up", ja: "キャンセルの後に \(shown) を表示し、表示したままにした"))
             }
         }
         for screen in upAtCancel {
             let next = after.first { $0.screen == screen }
             if next?.kind != .dismissedByCode {
-                return "\(dismissesOnCancel.id)|\(screen) was up at the cancel and " + (next.map { _ in "stayed until its user dismissed it" } ?? "was never dismissed")
+                return brokenOutcome(dismissesOnCancel, next == nil
+                    ? Localized("\(screen) was up at the cancel and was never dismissed", ja: "キャンセル時に表示中だった \(screen) が閉じられなかった")
+                    : Localized("\(screen) was up at the cancel and stayed until its user dismissed it", ja: "キャンセル時に表示中だった \(screen) が、ユーザーが閉じるまで残った"))
             }
         }
-        if let up = onScreen.first { return "\(dismissesOnCancel.id)|\(up) is still up" }
+        if let up = onScreen.first { return brokenOutcome(dismissesOnCancel, Localized("\(up) is still up", ja: "\(up) が表示されたまま")) }
         switch result {
         case let .failure(error) where error is CancellationError: return ok
-        case let .failure(error): return "\(cancellationThrown.id)|threw \(describe(error))"
-        case .success: return "\(cancellationThrown.id)|returned normally"
+        case let .failure(error): return brokenOutcome(cancellationThrown, Localized("threw \(describe(error))", ja: "\(describe(error)) をスローした"))
+        case .success: return brokenOutcome(cancellationThrown, Localized("returned normally", ja: "普通に戻った"))
         }
     }
 
@@ -192,22 +215,20 @@ public enum SequentialPresenterCheck {
         }, deadlock: neverLeftWaiting, observed: { outcome in
             observed(call, outcome)
         }, budget: budget, classify: { $0 == ok ? .acceptable : .forbidden }) {
-            nameTask("caller")
+            nameTask(callerTask)
             return try await body()
         }
     }
 
     static func observed(_ call: String, _ outcome: String) -> Localized {
-        if outcome.hasPrefix("deadlock") {
-            let who = outcome.dropFirst("deadlock: ".count)
+        if let who = exploredDeadlock(outcome) {
             return Localized(
-                "\(call) never came back: every task stopped, waiting (\(who)), and nothing was left to wake them. A screen's dismissal must resume the continuation — whoever dismisses it, the user or your cancellation handler.",
-                ja: "\(call) が戻りませんでした。すべてのタスクが待ったまま止まり（\(who)）、起こすものが何も残っていません。画面が閉じられたら、閉じたのがユーザーでもキャンセルハンドラでも、継続を再開する必要があります。")
+                "\(call) never came back: every task stopped, waiting (\(who.en)), and nothing was left to wake them. A screen's dismissal must resume the continuation — whoever dismisses it, the user or your cancellation handler.",
+                ja: "\(call) が戻りませんでした。すべてのタスクが待ったまま止まり（\(who.ja)）、起こすものが何も残っていません。画面が閉じられたら、閉じたのがユーザーでもキャンセルハンドラでも、継続を再開する必要があります。")
         }
-        let parts = outcome.split(separator: "|", maxSplits: 1).map(String.init)
-        let what = parts.count > 1 ? parts[1] : outcome
+        guard let (id, what) = readBrokenOutcome(outcome) else { return .verbatim("\(call): \(outcome)") }
         let advice: Localized
-        switch parts[0] {
+        switch id {
         case oneAtATime.id:
             advice = Localized("Await each screen's dismissal before presenting the next: `try await present(screen)` in a plain `for` loop, not in a task group or `Task {}` each.",
                                ja: "次の画面を表示する前に、各画面が閉じられるのを待ちましょう。タスクグループや画面ごとの `Task {}` ではなく、普通の `for` ループで `try await present(screen)` します。")
@@ -229,7 +250,7 @@ public enum SequentialPresenterCheck {
         default:
             advice = .verbatim("")
         }
-        return Localized("\(call): \(what). \(advice.en)", ja: "\(call): \(what)。\(advice.ja)")
+        return Localized("\(call): \(what.en). \(advice.en)", ja: "\(call): \(what.ja)。\(advice.ja)")
     }
 
     // MARK: Reading the host's record
@@ -244,17 +265,21 @@ public enum SequentialPresenterCheck {
     }
 
     /// "present B while A was up", if it happened.
-    static func overlap(_ events: [ScreenHost.Event]) -> String? {
+    static func overlap(_ events: [ScreenHost.Event]) -> Localized? {
         var up: [String] = []
         for event in events {
             if event.kind == .presented {
-                if let other = up.first { return "presented \(event.screen) while \(other) was up" }
+                if let other = up.first { return Localized("presented \(event.screen) while \(other) was up", ja: "\(other) の表示中に \(event.screen) を表示した") }
                 up.append(event.screen)
             } else {
                 up.removeAll { $0 == event.screen }
             }
         }
         return nil
+    }
+
+    static func notCancelledButThrew(_ error: any Error) -> Localized {
+        Localized("threw \(describe(error)) though nothing was cancelled", ja: "何もキャンセルしていないのに \(describe(error)) をスローした")
     }
 
     static func describe(_ error: any Error) -> String {
