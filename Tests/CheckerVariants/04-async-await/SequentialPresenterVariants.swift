@@ -264,3 +264,36 @@ struct RecursiveChecked: SequentialPresenterProtocol {
         try await presentAll(Array(screens.dropFirst()))
     }
 }
+
+/// Correct: a lock held across `host.present`, so the handler (which takes it too) sees the
+/// screen either not yet asked for — and it is never presented — or up, and dismisses it.
+struct LockAcrossPresent: SequentialPresenterProtocol {
+    enum Stage { case waiting, shown, cancelled }
+    let host: ScreenHost
+    init(host: ScreenHost) { self.host = host }
+    func present(_ screen: Screen) async throws {
+        try Task.checkCancellation()
+        let stage = Locked(Stage.waiting)
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let presented = stage.withLock { stage -> Bool in
+                    guard stage == .waiting else { return false }
+                    host.present(screen) { continuation.resume() }
+                    stage = .shown
+                    return true
+                }
+                if !presented { continuation.resume(throwing: CancellationError()) }
+            }
+        } onCancel: {
+            let wasShown = stage.withLock { stage -> Bool in
+                defer { stage = .cancelled }
+                return stage == .shown
+            }
+            if wasShown { host.dismiss(screen) }
+        }
+        try Task.checkCancellation()
+    }
+    func presentAll(_ screens: [Screen]) async throws {
+        for screen in screens { try await present(screen) }
+    }
+}

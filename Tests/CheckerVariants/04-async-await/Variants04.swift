@@ -127,4 +127,7 @@ let variants04: [VariantRegistration] = [
     .init("SequentialPresenter.recursiveChecked", "a correct answer: a throwing continuation, the task's own check after it, a recursive presentAll", breaks: passesTheCheck) {
         SequentialPresenterCheck.run { RecursiveChecked(host: $0) }
     },
+    .init("SequentialPresenter.lockAcrossPresent", "a correct answer: a lock held across host.present that the handler takes too", breaks: passesTheCheck) {
+        SequentialPresenterCheck.run { LockAcrossPresent(host: $0) }
+    },
 ]

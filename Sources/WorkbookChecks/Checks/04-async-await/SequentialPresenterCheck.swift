@@ -1,3 +1,4 @@
+import Foundation
 import ExerciseKit
 import WorkbookCore
 import WorkbookExplorer
@@ -131,7 +132,8 @@ public enum SequentialPresenterCheck {
     }
 
     static func checkCancelled(_ make: @escaping @Sendable (ScreenHost) -> any SequentialPresenterProtocol, _ moment: CancelMoment) -> CheckFailure? {
-        explore(moment.description) {
+        // The cancel from another thread runs once per schedule: one schedule (and its replay).
+        explore(moment.description, budget: moment == .asBIsPresented ? .init(maxSchedules: 1, maxSeconds: 3, foreignWaitSeconds: 1) : budget) {
             let host = ScreenHost()
             let presenter = make(host)
             let task: Task<Void, any Error>
@@ -144,10 +146,13 @@ public enum SequentialPresenterCheck {
             }
             if moment == .asBIsPresented {
                 // A cancel from another thread may land at any moment, also between the last
-                // look at `isCancelled` and the screen going up: make it land there.
+                // look at `isCancelled` and the screen going up: make it land there, from
+                // another thread, and wait until it is done — or, if the answer holds a lock
+                // its handler needs, until it is plainly stuck on it; it ends once that lock is
+                // released, as it would on real threads.
                 host.whenPresenting("B") {
                     checkpoint("task.cancel()")
-                    task.cancel()
+                    cancelFromAnotherThread(task, waitingAtMost: 0.5)
                 }
             }
             switch moment {
@@ -208,7 +213,19 @@ public enum SequentialPresenterCheck {
 
     // MARK: Exploring
 
-    static func explore(_ call: String, _ body: @escaping Explorer.Body) -> CheckFailure? {
+    /// `task.cancel()` on a thread of its own; returns when it is done, or after `seconds`.
+    static func cancelFromAnotherThread(_ task: Task<Void, any Error>, waitingAtMost seconds: Double) {
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            task.cancel()
+            done.signal()
+        }
+        thread.name = "cancel"
+        thread.start()
+        _ = done.wait(timeout: .now() + seconds)
+    }
+
+    static func explore(_ call: String, budget: Explorer.Budget = budget, _ body: @escaping Explorer.Body) -> CheckFailure? {
         checkExplored(inOrder, broken: { outcome in
             let id = outcome.prefix { $0 != "|" }
             return properties.first { $0.id == id }
