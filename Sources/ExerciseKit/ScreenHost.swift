@@ -21,7 +21,7 @@ public struct Screen: Sendable, Hashable, CustomStringConvertible {
 /// completion-handler API, as UIKit's `present(_:animated:)` with a dismissal callback does.
 ///
 /// A presented screen stays up until its user dismisses it (after its `readingTime`, a
-/// `Task.sleep`: virtual time under the explorer) or until the code calls `dismiss(_:)`; then
+/// `ExplorerClock` sleep: virtual time under the explorer) or until the code calls `dismiss(_:)`; then
 /// the screen's `onDismiss` is called — once, whichever came first. Everything is recorded.
 public final class ScreenHost: Sendable {
     public struct Event: Sendable, Equatable, CustomStringConvertible {
@@ -90,7 +90,7 @@ public final class ScreenHost: Sendable {
         let host = self
         Task {
             nameTask(Localized("user of \(screen.name)", ja: "\(screen.name) のユーザー"))
-            try? await Task.sleep(for: screen.readingTime)
+            try? await ExplorerClock().sleep(for: screen.readingTime)
             host.remove(screen.name, by: .dismissedByUser)
         }
     }

@@ -9,7 +9,7 @@ public struct LoadFailed: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 /// The fake thumbnail loader of exercise 04-async-await/OrderedThumbnails: each id takes the
-/// time its table says (a `Task.sleep`: virtual time under the explorer), one id may fail, and
+/// time its table says (an `ExplorerClock` sleep: virtual time under the explorer), one id may fail, and
 /// a cancelled load ends at once with `CancellationError`. It records what a check needs:
 /// starts and ends with their (virtual) times, how many loads ran at once, which were cancelled.
 public final class ThumbnailLoader: Sendable {
@@ -42,7 +42,7 @@ public final class ThumbnailLoader: Sendable {
         record(id, .started)
         checkpoint("thumbnail(for: \"\(id)\")")
         do {
-            try await Task.sleep(for: latencies[id] ?? .milliseconds(10))
+            try await clock.sleep(for: latencies[id] ?? .milliseconds(10))
         } catch {
             record(id, .cancelled)
             checkpoint("thumbnail(for: \"\(id)\") → CancellationError")

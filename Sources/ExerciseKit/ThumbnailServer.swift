@@ -30,7 +30,7 @@ public struct Picture: Sendable {
     public var thumbnail: Thumbnail? {
         get async {
             checkpoint("Picture(\"\(id)\").thumbnail")
-            try? await Task.sleep(for: latency)
+            try? await ExplorerClock().sleep(for: latency)
             checkpoint("Picture(\"\(id)\").thumbnail → \(canShrink ? "Thumbnail(\(id))" : "nil")")
             return canShrink ? Thumbnail(id: id) : nil
         }
@@ -41,7 +41,7 @@ public struct Picture: Sendable {
     public func prepareThumbnail(completion: @escaping @Sendable (Thumbnail?) -> Void) {
         let picture = self
         Task {
-            nameTask("prepareThumbnail(\"\(picture.id)\")")
+            nameTask(Localized("picture", ja: "画像"))
             completion(await picture.thumbnail)
         }
     }
@@ -68,7 +68,7 @@ public enum ServerError: Error, Equatable, Sendable {
 }
 
 /// The fake photo server of chapter 04: each id gets the reply its table says, after a delay
-/// (a `Task.sleep`: virtual time under the explorer, real time in the chapter's scenarios).
+/// (an `ExplorerClock` sleep: exact virtual time under the explorer, real time in the chapter's scenarios).
 /// It offers the two shapes of one API, as `URLSession` does: `async throws`, and a completion
 /// handler that is called once, later, from a task of its own.
 public final class ThumbnailServer: Sendable {
@@ -111,7 +111,7 @@ public final class ThumbnailServer: Sendable {
     public func data(for id: String) async throws -> (ImageData, statusCode: Int) {
         requested.withLock { $0.append(id) }
         checkpoint("data(for: \"\(id)\")")
-        try await Task.sleep(for: latency)
+        try await ExplorerClock().sleep(for: latency)
         return try answer(id)
     }
 
@@ -122,9 +122,9 @@ public final class ThumbnailServer: Sendable {
         checkpoint("fetchData(for: \"\(id)\")")
         let server = self
         Task {
-            nameTask("fetchData(\"\(id)\")")
+            nameTask(Localized("server", ja: "サーバー"))
             do {
-                try await Task.sleep(for: server.latency)
+                try await ExplorerClock().sleep(for: server.latency)
                 let (data, status) = try server.answer(id)
                 completion(data, status, nil)
             } catch {

@@ -71,6 +71,8 @@ public enum Explorer {
         /// `static let shared` actor, a global) or work outside the explorer's control. Every
         /// verdict of such a search is in doubt; build fresh state inside the body.
         public let sharedState: String?
+        /// With `sharedState`: the outcome of the schedule the first time and the second.
+        public let sharedStateRuns: [String]
     }
 
     /// How deep a search went: what a clean result stands on.
@@ -89,7 +91,7 @@ public enum Explorer {
     public static func explore(_ strategy: Strategy, budget: Budget = Budget(), _ body: @escaping Body) -> Result {
         onDriverThread(budget: budget, { exploreHere(strategy, budget: budget, body) }, blocked: { report in
             Result(schedulesRun: 1, failure: report, exhausted: false, outcomes: [], uncontrolled: report.uncontrolled, seconds: budget.blockedStepSeconds,
-                   depth: Depth(completeBound: nil, everySchedule: false, randomSchedules: 0, pctSchedules: 0), sharedState: nil)
+                   depth: Depth(completeBound: nil, everySchedule: false, randomSchedules: 0, pctSchedules: 0), sharedState: nil, sharedStateRuns: [])
         })
     }
 
@@ -204,19 +206,21 @@ public enum Explorer {
             // schedule) once more. If it differs, state outlived its schedule (a static, a
             // singleton actor) or work escaped the explorer, and every verdict is in doubt.
             var sharedState: String?
+            var sharedStateRuns: [String] = []
             if let probe = failure ?? first {
                 var chooser = PrefixChooser(prefix: probe.token.choices)
                 let again = runOnce(&chooser, search: .replay, budget: budget, body)
                 if again.outcome != probe.outcome || again.steps.map(\.who) != probe.steps.map(\.who) {
                     let cause = uncontrolled.isEmpty ? "" : "; work ran outside the explorer's control (\(uncontrolled.sorted().joined(separator: "; "))), which can do that too"
                     sharedState = "the same schedule ran again ended differently (\"\(probe.outcome)\" the first time, \"\(again.outcome)\" the second)\(cause)"
+                    sharedStateRuns = [probe.outcome.description, again.outcome.description]
                 }
             }
             return Result(schedulesRun: schedules, failure: failure, exhausted: exhausted, outcomes: outcomes,
                    uncontrolled: uncontrolled.sorted(), seconds: Date().timeIntervalSince(start),
                    depth: Depth(completeBound: completedBound, everySchedule: exhausted && failure == nil,
                                 randomSchedules: randomSchedules, pctSchedules: pctSchedules),
-                   sharedState: sharedState)
+                   sharedState: sharedState, sharedStateRuns: sharedStateRuns)
         }
         /// Records a report; returns it if it failed. A schedule that hit the step cap is run
         /// again — its first half as it was, then fairly — and counts as a livelock only if

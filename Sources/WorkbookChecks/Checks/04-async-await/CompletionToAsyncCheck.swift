@@ -81,7 +81,7 @@ public enum CompletionToAsyncCheck {
     static func checkAsync(_ make: @escaping @Sendable (ThumbnailServer) -> any CompletionToAsyncProtocol,
                            id: String, reply: ThumbnailServer.Reply) -> CheckFailure? {
         let want = expected(id, reply)
-        let call = "try await thumbnail(for: \"\(id)\")"
+        let call = "`try await thumbnail(for: \"\(id)\")`"
         return checkExplored(returnsThumbnail, broken: { _ in reply == .image ? returnsThumbnail : errorReachesCaller },
                              deadlock: neverLeftWaiting, observed: { outcome in
             observed(call: call, reply: reply, want: want, got: outcome)
@@ -99,7 +99,7 @@ public enum CompletionToAsyncCheck {
     /// Two calls of one fetcher at once, in every interleaving: state one call leaves in the
     /// fetcher must not reach the other.
     static func checkTwoAtOnce(_ make: @escaping @Sendable (ThumbnailServer) -> any CompletionToAsyncProtocol) -> CheckFailure? {
-        let call = "async let a = thumbnail(for: \"cat\"); async let b = thumbnail(for: \"missing\")"
+        let call = "`async let a = thumbnail(for: \"cat\"); async let b = thumbnail(for: \"missing\")`"
         let want = "a: Thumbnail(cat), b: ThumbnailError.badID"
         return checkExplored(callsIndependent, deadlock: neverLeftWaiting, observed: { outcome in
             if exploredDeadlock(outcome) != nil { return leftWaiting(call: call, outcome) }
@@ -126,7 +126,7 @@ public enum CompletionToAsyncCheck {
     }
 
     static func checkCancelled(_ make: @escaping @Sendable (ThumbnailServer) -> any CompletionToAsyncProtocol) -> CheckFailure? {
-        let call = "let task = Task { try await thumbnail(for: \"cat\") }; task.cancel()"
+        let call = "`let task = Task { try await thumbnail(for: \"cat\") }; task.cancel()`"
         // A cancel before the server's reply must end in CancellationError; after it, the
         // thumbnail may still come (or the answer may look once more and stop).
         let acceptable: Set = [beforeReply + "CancellationError", afterReply + "CancellationError", afterReply + "Thumbnail(cat)"]
@@ -159,7 +159,7 @@ public enum CompletionToAsyncCheck {
     static func checkCompletion(_ make: @escaping @Sendable (ThumbnailServer) -> any CompletionToAsyncProtocol,
                                 id: String, reply: ThumbnailServer.Reply) -> CheckFailure? {
         let want = expected(id, reply)
-        let call = "thumbnail(for: \"\(id)\") { result in … }"
+        let call = "`thumbnail(for: \"\(id)\") { result in … }`"
         let once = "calls=1: " + want
         return checkExplored(calledOnce, broken: { outcome in
             if outcome == never { return neverLeftWaiting }
@@ -203,7 +203,7 @@ public enum CompletionToAsyncCheck {
 
     /// Two completion calls of one fetcher at once: each handler gets its own result, once.
     static func checkTwoHandlersAtOnce(_ make: @escaping @Sendable (ThumbnailServer) -> any CompletionToAsyncProtocol) -> CheckFailure? {
-        let call = "thumbnail(for: \"cat\") { … }; thumbnail(for: \"missing\") { … }"
+        let call = "`thumbnail(for: \"cat\") { … }; thumbnail(for: \"missing\") { … }`"
         let want = "\"cat\": calls=1: Thumbnail(cat); \"missing\": calls=1: ThumbnailError.badID"
         return checkExplored(callsIndependent, broken: { outcome in
             outcome.contains("calls=2") || outcome.contains("calls=3") ? calledOnce : nil

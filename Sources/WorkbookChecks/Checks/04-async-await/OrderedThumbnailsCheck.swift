@@ -67,7 +67,7 @@ public enum OrderedThumbnailsCheck {
 
     static func checkSlidingWindow(_ make: @escaping @Sendable () -> any OrderedThumbnailsProtocol) -> CheckFailure? {
         let ids = six.map(\.id)
-        let call = "thumbnails(for: \(list(ids)), maxInFlight: 2, loader: …)"
+        let call = "`thumbnails(for: \(list(ids)), maxInFlight: 2, loader: …)`"
         let end = windowEnd(six.map(\.ms), maxInFlight: 2)
         return explore(call, maxInFlight: 2) {
             let loader = ThumbnailLoader(latencies: latencies(six))
@@ -93,7 +93,7 @@ public enum OrderedThumbnailsCheck {
 
     static func checkFailure(_ make: @escaping @Sendable () -> any OrderedThumbnailsProtocol) -> CheckFailure? {
         let ids = five.map(\.id)
-        let call = "thumbnails(for: \(list(ids)), maxInFlight: 2, loader: …) where r fails"
+        let call = "`thumbnails(for: \(list(ids)), maxInFlight: 2, loader: …)`"
         return explore(call, maxInFlight: 2) {
             let loader = ThumbnailLoader(latencies: latencies(five), failing: "r")
             var thrown: String?
@@ -122,7 +122,7 @@ public enum OrderedThumbnailsCheck {
 
     /// Case 3: fewer ids than the limit (or none).
     static func checkFewerThanLimit(_ make: @escaping @Sendable () -> any OrderedThumbnailsProtocol, ids: [String], maxInFlight: Int) -> CheckFailure? {
-        let call = "thumbnails(for: \(list(ids)), maxInFlight: \(maxInFlight), loader: …)"
+        let call = "`thumbnails(for: \(list(ids)), maxInFlight: \(maxInFlight), loader: …)`"
         return explore(call, maxInFlight: maxInFlight) {
             let loader = ThumbnailLoader(latencies: [:])
             let result: [Thumbnail]

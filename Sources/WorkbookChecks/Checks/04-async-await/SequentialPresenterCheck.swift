@@ -76,14 +76,14 @@ public enum SequentialPresenterCheck {
     // MARK: Cases
 
     static func checkPresentOne(_ make: @escaping @Sendable (ScreenHost) -> any SequentialPresenterProtocol) -> CheckFailure? {
-        explore("try await present(A)") {
+        explore(.verbatim("`try await present(A)`")) {
             let host = ScreenHost()
             do {
                 try await make(host).present(screens[0])
             } catch {
                 return brokenOutcome(inOrder, notCancelledButThrew(error))
             }
-            checkpoint("present(A) returned")
+            checkpoint("present(A) ↩")
             let atReturn = host.events
             await untilQuiet()
             return judgeUncancelled(host.events, atReturn: atReturn, expected: [screens[0]])
@@ -91,14 +91,14 @@ public enum SequentialPresenterCheck {
     }
 
     static func checkPresentAll(_ make: @escaping @Sendable (ScreenHost) -> any SequentialPresenterProtocol) -> CheckFailure? {
-        explore("try await presentAll([A, B, C])") {
+        explore(.verbatim("`try await presentAll([A, B, C])`")) {
             let host = ScreenHost()
             do {
                 try await make(host).presentAll(screens)
             } catch {
                 return brokenOutcome(inOrder, notCancelledButThrew(error))
             }
-            checkpoint("presentAll returned")
+            checkpoint("presentAll([A, B, C]) ↩")
             let atReturn = host.events
             await untilQuiet()
             return judgeUncancelled(host.events, atReturn: atReturn, expected: screens)
@@ -115,16 +115,17 @@ public enum SequentialPresenterCheck {
         return ok
     }
 
-    enum CancelMoment: CustomStringConvertible {
+    enum CancelMoment {
         case atOnce, asTheUserDismissesA, whileBIsUp, asBIsPresented, whileCIsUp, whileTheOnlyScreenIsUp
-        var description: String {
+        var call: Localized {
+            let all = "`let task = Task { try await presentAll([A, B, C]) }`"
             switch self {
-            case .atOnce: "presentAll([A, B, C]), task.cancel() right after Task { … }"
-            case .asTheUserDismissesA: "presentAll([A, B, C]), task.cancel() when A's user dismisses it (10 ms)"
-            case .whileBIsUp: "presentAll([A, B, C]), task.cancel() while B is up"
-            case .asBIsPresented: "presentAll([A, B, C]), task.cancel() landing inside host.present(B), before B goes up"
-            case .whileCIsUp: "presentAll([A, B, C]), task.cancel() while C, the last, is up"
-            case .whileTheOnlyScreenIsUp: "present(A), task.cancel() while A is up"
+            case .atOnce: return .verbatim("`let task = Task { try await presentAll([A, B, C]) }; task.cancel()`")
+            case .asTheUserDismissesA: return Localized("\(all), `task.cancel()` as A's user dismisses it (10 ms)", ja: "\(all)、A のユーザーが閉じる瞬間（10 ms）に `task.cancel()`")
+            case .whileBIsUp: return Localized("\(all), `task.cancel()` while B is up", ja: "\(all)、B の表示中に `task.cancel()`")
+            case .asBIsPresented: return Localized("\(all), `task.cancel()` landing inside `host.present(B)`, before B goes up", ja: "\(all)、B が表示される前の `host.present(B)` の中で `task.cancel()`")
+            case .whileCIsUp: return Localized("\(all), `task.cancel()` while C, the last, is up", ja: "\(all)、最後の C の表示中に `task.cancel()`")
+            case .whileTheOnlyScreenIsUp: return Localized("`let task = Task { try await present(A) }`, `task.cancel()` while A is up", ja: "`let task = Task { try await present(A) }`、A の表示中に `task.cancel()`")
             }
         }
         /// The screens the call shows when not cancelled.
@@ -133,7 +134,7 @@ public enum SequentialPresenterCheck {
 
     static func checkCancelled(_ make: @escaping @Sendable (ScreenHost) -> any SequentialPresenterProtocol, _ moment: CancelMoment) -> CheckFailure? {
         // The cancel from another thread runs once per schedule: one schedule (and its replay).
-        explore(moment.description, budget: moment == .asBIsPresented ? .init(maxSchedules: 1, maxSeconds: 3, foreignWaitSeconds: 1) : budget) {
+        explore(moment.call, budget: moment == .asBIsPresented ? .init(maxSchedules: 1, maxSeconds: 3, foreignWaitSeconds: 1) : budget) {
             let host = ScreenHost()
             let presenter = make(host)
             let task: Task<Void, any Error>
@@ -157,7 +158,7 @@ public enum SequentialPresenterCheck {
             }
             switch moment {
             case .atOnce, .asBIsPresented: break
-            case .asTheUserDismissesA: try? await Task.sleep(for: .milliseconds(10))
+            case .asTheUserDismissesA: try? await ExplorerClock().sleep(for: .milliseconds(10))
             case .whileBIsUp: await host.untilShown("B")
             case .whileCIsUp: await host.untilShown("C")
             case .whileTheOnlyScreenIsUp: await host.untilShown("A")
@@ -225,7 +226,7 @@ public enum SequentialPresenterCheck {
         _ = done.wait(timeout: .now() + seconds)
     }
 
-    static func explore(_ call: String, budget: Explorer.Budget = budget, _ body: @escaping Explorer.Body) -> CheckFailure? {
+    static func explore(_ call: Localized, budget: Explorer.Budget = budget, _ body: @escaping Explorer.Body) -> CheckFailure? {
         checkExplored(inOrder, broken: { outcome in
             let id = outcome.prefix { $0 != "|" }
             return properties.first { $0.id == id }
@@ -237,13 +238,13 @@ public enum SequentialPresenterCheck {
         }
     }
 
-    static func observed(_ call: String, _ outcome: String) -> Localized {
+    static func observed(_ call: Localized, _ outcome: String) -> Localized {
         if let who = exploredDeadlock(outcome) {
             return Localized(
-                "\(call) never came back: every task stopped, waiting (\(who.en)), and nothing was left to wake them. A screen's dismissal must resume the continuation — whoever dismisses it, the user or your cancellation handler.",
-                ja: "\(call) が戻りませんでした。すべてのタスクが待ったまま止まり（\(who.ja)）、起こすものが何も残っていません。画面が閉じられたら、閉じたのがユーザーでもキャンセルハンドラでも、継続を再開する必要があります。")
+                "\(call.en) never came back: every task stopped, waiting (\(who.en)), and nothing was left to wake them. A screen's dismissal must resume the continuation — whoever dismisses it, the user or your cancellation handler.",
+                ja: "\(call.ja) が戻りませんでした。すべてのタスクが待ったまま止まり（\(who.ja)）、起こすものが何も残っていません。画面が閉じられたら、閉じたのがユーザーでもキャンセルハンドラでも、継続を再開する必要があります。")
         }
-        guard let (id, what) = readBrokenOutcome(outcome) else { return .verbatim("\(call): \(outcome)") }
+        guard let (id, what) = readBrokenOutcome(outcome) else { return Localized("\(call.en): \(outcome)", ja: "\(call.ja): \(outcome)") }
         let advice: Localized
         switch id {
         case oneAtATime.id:
@@ -267,7 +268,7 @@ public enum SequentialPresenterCheck {
         default:
             advice = .verbatim("")
         }
-        return Localized("\(call): \(what.en). \(advice.en)", ja: "\(call): \(what.ja)。\(advice.ja)")
+        return Localized("\(call.en): \(what.en). \(advice.en)", ja: "\(call.ja): \(what.ja)。\(advice.ja)")
     }
 
     // MARK: Reading the host's record
