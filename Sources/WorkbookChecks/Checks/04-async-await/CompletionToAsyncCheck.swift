@@ -180,7 +180,7 @@ public enum CompletionToAsyncCheck {
             let results = outcome.drop { $0 != ":" }.dropFirst(2)
             return Localized(
                 "\(call): the handler was called \(count) times (\(results)). A caller's handler does its work each time — shows the picture twice, or an error after the picture. Call it exactly once: return right after calling it, or call it in one place with a `Result`.",
-                ja: "\(call): ハンドラが \(count) 回呼ばれました（\(results)）。呼び出し元のハンドラは呼ばれるたびに処理をします（画像を 2 回表示する、画像の後にエラーを出す）。ちょうど 1 回だけ呼びましょう。呼んだらすぐ return するか、`Result` を使って 1 か所で呼びます。")
+                ja: "\(call): ハンドラが \(count) 回呼ばれました（\(results)）。呼び出し元のハンドラは呼ばれるたびに処理をします（画像を 2 回表示する、画像の後にエラーを出す）。ちょうど 1 回だけ呼びましょう。呼んだらすぐ `return` するか、`Result` を使って 1 か所で呼びます。")
         }, budget: budget, classify: { $0 == once ? .acceptable : .forbidden }) {
             nameTask(callerTask)
             let fetcher = make(server())
