@@ -1,0 +1,109 @@
+import ExerciseKit
+import Foundation
+import WorkbookCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Helpers the chapter's scenarios share: which OS thread is running, how many tasks are inside
+// a region at once, and how a thumbnail pipeline's answer reads.
+
+/// An OS thread as the kernel knows it: its id and its name.
+///
+/// Read it with `OSThread.current()`, a synchronous function, also from async code: what a task
+/// may not do is assume the thread stays the same across an `await`.
+struct OSThread: Sendable, Hashable, CustomStringConvertible {
+    let id: UInt64
+    let name: String
+
+    var description: String { name.isEmpty ? "\(id)" : "\(id) \(name)" }
+
+    /// The calling thread. Linux: the kernel's thread id and its name (`/proc/thread-self/comm`,
+    /// at most 15 characters); Apple platforms: `pthread_threadid_np` and `pthread_getname_np`.
+    static func current() -> OSThread {
+        #if canImport(Glibc)
+        let id = UInt64(KernelThread.current()?.tid ?? 0)
+        let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?
+            .trimmingCharacters(in: .newlines) ?? ""
+        return OSThread(id: id, name: name)
+        #elseif canImport(Darwin)
+        var id: UInt64 = 0
+        pthread_threadid_np(nil, &id)
+        var buffer = [CChar](repeating: 0, count: 64)
+        pthread_getname_np(pthread_self(), &buffer, buffer.count)
+        let name = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return OSThread(id: id, name: name)
+        #else
+        return OSThread(id: UInt64(ThreadIdentity.current), name: "")
+        #endif
+    }
+}
+
+/// Counts the tasks inside a region (between `enter` and `leave`), the most there were at
+/// once, and the threads they entered and left on.
+///
+/// The racy way would be a plain `var inFlight` that every child task bumps: the compiler
+/// rejects that in Swift 6. Here every count is under one lock.
+final class InFlight: Sendable {
+    private let state = Locked((now: 0, peak: 0, threads: Set<UInt>()))
+
+    func enter() {
+        state.withLock {
+            $0.now += 1
+            $0.peak = max($0.peak, $0.now)
+            $0.threads.insert(ThreadIdentity.current)
+        }
+    }
+
+    func leave() {
+        state.withLock {
+            $0.now -= 1
+            $0.threads.insert(ThreadIdentity.current)
+        }
+    }
+
+    /// The most tasks that were inside at the same time.
+    var peak: Int { state.current.peak }
+    /// How many different threads tasks entered or left on.
+    var threadCount: Int { state.current.threads.count }
+}
+
+/// Whole milliseconds from `start` to `end` (`MonotonicClock` readings), for the learner: `12`.
+func milliseconds(since start: UInt64, to end: UInt64 = MonotonicClock.now()) -> String {
+    String(format: "%.0f", Double(end &- start) / 1_000_000)
+}
+
+/// The name of an error as the chapter's code spells it: `.badID`, `.offline`, `CancellationError`.
+func errorName(_ error: any Error) -> String {
+    switch error {
+    case let error as ThumbnailError: ".\(error)"
+    case let error as ServerError: ".\(error)"
+    case is CancellationError: "CancellationError"
+    default: String(describing: error)
+    }
+}
+
+/// A row of a table: each cell padded to its column's width (display cells, so Japanese lines up).
+func tableRow(_ cells: [String], widths: [Int]) -> String {
+    "  " + zip(cells, widths + [0]).map { padded($0, to: $1) }.joined()
+}
+
+/// A mark to draw once a run is over, when every bar's label (how it ended) is known.
+struct DrawnEvent: Sendable {
+    /// A `MonotonicClock` reading.
+    let time: UInt64
+    let lane: Localized
+    let label: Localized
+    let kind: Trace.Kind
+}
+
+/// Records `events` on `trace`, in the order they happened and spaced as they were.
+func draw(_ events: [DrawnEvent], on trace: Trace) {
+    let ordered = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+    guard let first = ordered.first?.time else { return }
+    trace.replay(ordered.enumerated().map { index, event in
+        Trace.Event(sequence: index, time: event.time &- first, lane: event.lane, label: event.label, kind: event.kind)
+    })
+}
