@@ -114,6 +114,9 @@ extension Session {
             let next: String
             if entry.who == .actor {
                 next = t(Localized("runs the calls waiting on an actor", ja: "アクターで待っている呼び出しを実行"))
+            } else if case let .timer(owner) = entry.who {
+                next = owner.map { t(Localized("fires: the sleep of \($0.localized.en) ends", ja: "発火: \($0.localized.ja) のスリープが終わる")) }
+                    ?? t(Localized("fires: a sleep ends", ja: "発火: スリープが終わる"))
             } else if !entry.hasRun {
                 next = t(Localized("has not started yet", ja: "まだ開始していない"))
             } else if let last = entry.lastCheckpoint {
