@@ -23,7 +23,7 @@ public enum EnglishWords {
     /// Japanese reader sees it in the lesson's code or types it.
     public static let allowed: Set<String> = [
         // Lane names, and Swift or Foundation names a sentence uses as they are.
-        "main", "sync", "async", "wait", "notify", "nice", "true", "false", "nil",
+        "main", "sync", "async", "await", "wait", "notify", "nice", "true", "false", "nil",
         "Thread", "Operation", "Task", "Foundation", "Linux", "Apple", "Swift", "swift", "libdispatch", "Instruments",
         // The operations of chapter 2's start() lesson, by their names in its code.
         "upload", "compress",
