@@ -1,0 +1,17 @@
+import WorkbookCore
+
+/// Chapter 4: async/await and structured concurrency. The scenarios in the order the chapter
+/// text numbers them.
+enum Chapter04 {
+    static let chapter = Chapter(
+        number: 4,
+        executable: "ch04-async-await",
+        title: Localized("async/await and structured concurrency", ja: "async/await と構造化された並行性"),
+        scenarios: [
+            cancellation,
+            taskVersusDetached,
+            taskCapturingSelf,
+            syncToAsync,
+            whichToUse,
+        ])
+}

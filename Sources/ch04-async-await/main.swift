@@ -1,0 +1,2 @@
+import WorkbookCore
+Chapter04.chapter.main()
