@@ -1,7 +1,7 @@
 import WorkbookCore
 
 /// Chapter 4: async/await and structured concurrency. The scenarios in the order the chapter
-/// text numbers them (7–11 follow), and the games for `play N`.
+/// text numbers them, and the games for `play N`.
 enum Chapter04 {
     static let chapter = Chapter(
         number: 4,
@@ -14,6 +14,11 @@ enum Chapter04 {
             asyncLet,
             taskGroupOrder,
             taskGroupLimit,
+            cancellation,
+            taskVersusDetached,
+            taskCapturingSelf,
+            syncToAsync,
+            whichToUse,
         ],
         games: [completionOrderGame, cancelRaceGame])
 }
