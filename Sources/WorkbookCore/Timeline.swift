@@ -31,8 +31,9 @@ public struct Timeline: Sendable {
 
     public enum Axis: Sendable { case time, steps }
 
-    /// Lane names longer than this many cells are shortened, with "…".
-    static let maxLaneWidth = 14
+    /// Lane names longer than this many cells are shortened, with "…": a quarter of the
+    /// terminal, between 14 and 24 cells (`タイマー（サーバー）` fits at 80 columns).
+    var maxLaneWidth: Int { max(14, min(24, terminal.width / 4)) }
 
     private func axisLabel(_ value: UInt64, _ language: Language) -> String {
         switch axis {
@@ -59,7 +60,7 @@ public struct Timeline: Sendable {
         // Lanes are told apart by their English name; each is drawn in the learner's language.
         var laneNames: [String: String] = [:]
         for event in events where laneNames[event.lane] == nil { laneNames[event.lane] = event.lane(in: language) }
-        let laneWidth = min(Self.maxLaneWidth, lanes.map { displayWidth(laneNames[$0] ?? $0) }.max() ?? 4)
+        let laneWidth = min(maxLaneWidth, lanes.map { displayWidth(laneNames[$0] ?? $0) }.max() ?? 4)
         let width = max(20, terminal.width - laneWidth - 2)
         let first = events.map(\.time).min() ?? 0
         let last = events.map(\.time).max() ?? 0
