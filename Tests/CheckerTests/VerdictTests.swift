@@ -12,6 +12,8 @@ struct VerdictTests {
                 == "closure in SafeCounter.increment(String)")
         #expect(SanitizerReport.readableFunction("closure #1 @Sendable () -> () in Exercises.SafeCounter.increment(Swift.String) -> ()")
                 == "closure in SafeCounter.increment(String)")
+        #expect(SanitizerReport.readableFunction("(1) suspend resume partial function for closure #1 () async throws -> (Int, Thumbnail) in closure #1 (inout ThrowingTaskGroup<(Int, Thumbnail), Error>) async throws -> Array<Thumbnail> in ThumbnailGallery.thumbnails(for: Array<String>, maxInFlight: Int, loader: ThumbnailLoader) async throws -> Array<Thumbnail>")
+                == "closure in ThumbnailGallery.thumbnails(for: Array<String>, maxInFlight: Int, loader: ThumbnailLoader)")
     }
 
     /// A report as TSan printed it for a SafeCounter that read `counts` outside its queue.

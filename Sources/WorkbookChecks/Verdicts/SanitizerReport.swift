@@ -99,11 +99,14 @@ public struct SanitizerReport: Sendable, Equatable {
         for module in ["Exercises.", "Solutions.", "ExerciseKit.", "Swift.", "Foundation.", "Dispatch."] {
             name = name.replacingOccurrences(of: module, with: "")
         }
-        name = name.replacingOccurrences(of: #"closure #\d+ (@\w+ )*\([^)]*\)( [a-z ]+)? -> [^ ]+ in "#, with: "closure in ", options: .regularExpression)
-        name = name.replacingOccurrences(of: #"closure #\d+ in "#, with: "closure in ", options: .regularExpression)
+        // An async function's pieces: "(1) suspend resume partial function for closure #1 …".
+        name = name.replacingOccurrences(of: #"^\(\d+\) (suspend|await) resume partial function for "#, with: "", options: .regularExpression)
+        name = name.replacingOccurrences(of: #"closure #\d+ .*? in "#, with: "closure in ", options: .regularExpression)
+        while name.contains("closure in closure in ") { name = name.replacingOccurrences(of: "closure in closure in ", with: "closure in ") }
         if let arrow = name.range(of: " -> ", options: .backwards), !name[arrow.upperBound...].contains("(") || name.hasSuffix("()") {
             name = String(name[..<arrow.lowerBound])
         }
+        for effect in [" async throws", " throws", " async"] where name.hasSuffix(effect) { name.removeLast(effect.count) }
         return name
     }
 }
