@@ -78,6 +78,19 @@ public func readBrokenOutcome(_ outcome: String) -> (id: String, what: Localized
     return (id, Localized(String(english[english.index(after: bar)...]), ja: ja))
 }
 
+/// The property of `properties` an outcome made by `brokenOutcome` names.
+public func brokenProperty(in properties: [Property]) -> @Sendable (String) -> Property? {
+    { outcome in readBrokenOutcome(outcome).flatMap { broken in properties.first { $0.id == broken.id } } }
+}
+
+/// An error as a report names it: `CancellationError`, `ThumbnailError.badID`, `LoadFailed(r)`
+/// (a type that describes itself with its name).
+public func errorName(_ error: any Error) -> String {
+    if error is CancellationError { return "CancellationError" }
+    let described = String(describing: error), type = String(describing: Swift.type(of: error))
+    return described.hasPrefix(type) ? described : "\(type).\(described)"
+}
+
 /// The name checks give the task that calls the learner's code.
 public let callerTask = Localized("caller", ja: "呼び出し元")
 

@@ -91,7 +91,7 @@ public enum CompletionToAsyncCheck {
             do {
                 return String(describing: try await fetcher.thumbnail(for: id))
             } catch {
-                return describe(error)
+                return errorName(error)
             }
         }
     }
@@ -121,7 +121,7 @@ public enum CompletionToAsyncCheck {
         do {
             return String(describing: try await call())
         } catch {
-            return describe(error)
+            return errorName(error)
         }
     }
 
@@ -148,7 +148,7 @@ public enum CompletionToAsyncCheck {
             task.cancel()
             switch await task.result {
             case let .success(thumbnail): return when + String(describing: thumbnail)
-            case let .failure(error): return when + describe(error)
+            case let .failure(error): return when + errorName(error)
             }
         }
     }
@@ -190,7 +190,7 @@ public enum CompletionToAsyncCheck {
                 let text: String
                 switch result {
                 case let .success(thumbnail): text = String(describing: thumbnail)
-                case let .failure(error): text = describe(error)
+                case let .failure(error): text = errorName(error)
                 }
                 calls.withLock { $0.append(text) }
             }
@@ -222,7 +222,7 @@ public enum CompletionToAsyncCheck {
                     let text: String
                     switch result {
                     case let .success(thumbnail): text = String(describing: thumbnail)
-                    case let .failure(error): text = describe(error)
+                    case let .failure(error): text = errorName(error)
                     }
                     calls.withLock { $0[id, default: []].append(text) }
                 }
@@ -239,15 +239,6 @@ public enum CompletionToAsyncCheck {
     static let never = "calls=0"
 
     // MARK: Words
-
-    static func describe(_ error: any Error) -> String {
-        switch error {
-        case let error as ThumbnailError: "ThumbnailError.\(error)"
-        case let error as ServerError: "ServerError.\(error)"
-        case is CancellationError: "CancellationError"
-        default: "\(type(of: error)).\(error)"
-        }
-    }
 
     static func observed(call: String, reply: ThumbnailServer.Reply, want: String, got: String) -> Localized {
         if exploredDeadlock(got) != nil { return leftWaiting(call: call, got) }

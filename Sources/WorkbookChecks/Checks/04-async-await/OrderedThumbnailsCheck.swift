@@ -75,7 +75,7 @@ public enum OrderedThumbnailsCheck {
             do {
                 result = try await make().thumbnails(for: ids, maxInFlight: 2, loader: loader)
             } catch {
-                return brokenOutcome(inputOrder, Localized("threw \(describe(error)) though no load failed", ja: "どのロードも失敗していないのに \(describe(error)) をスローした"))
+                return brokenOutcome(inputOrder, Localized("threw \(errorName(error)) though no load failed", ja: "どのロードも失敗していないのに \(errorName(error)) をスローした"))
             }
             if loader.mostInFlight > 2 { return overLimit(loader.mostInFlight) }
             if result.map(\.id) != ids { return brokenOutcome(inputOrder, returned(result)) }
@@ -103,7 +103,7 @@ public enum OrderedThumbnailsCheck {
                 if loader.mostInFlight > 2 { return overLimit(loader.mostInFlight) }
                 return brokenOutcome(failureThrown, returned(result))
             } catch {
-                thrown = describe(error)
+                thrown = errorName(error)
             }
             if loader.mostInFlight > 2 { return overLimit(loader.mostInFlight) }
             let events = loader.events
@@ -129,7 +129,7 @@ public enum OrderedThumbnailsCheck {
             do {
                 result = try await make().thumbnails(for: ids, maxInFlight: maxInFlight, loader: loader)
             } catch {
-                return brokenOutcome(inputOrder, Localized("threw \(describe(error)) though no load failed", ja: "どのロードも失敗していないのに \(describe(error)) をスローした"))
+                return brokenOutcome(inputOrder, Localized("threw \(errorName(error)) though no load failed", ja: "どのロードも失敗していないのに \(errorName(error)) をスローした"))
             }
             if result.map(\.id) != ids { return brokenOutcome(inputOrder, returned(result)) }
             if loader.mostInFlight != ids.count { return brokenOutcome(slotsKeptBusy, Localized("at most \(loader.mostInFlight) at once", ja: "同時に最大 \(loader.mostInFlight) 個")) }
@@ -143,10 +143,7 @@ public enum OrderedThumbnailsCheck {
 
     /// Explores `body`, whose outcome is `ok` or `<property id>|<what happened>`.
     static func explore(_ call: String, maxInFlight: Int, _ body: @escaping Explorer.Body) -> CheckFailure? {
-        checkExplored(inputOrder, broken: { outcome in
-            let id = outcome.prefix { $0 != "|" }
-            return properties.first { $0.id == id }
-        }, observed: { outcome in
+        checkExplored(inputOrder, broken: brokenProperty(in: properties), observed: { outcome in
             observed(call, maxInFlight: maxInFlight, outcome)
         }, budget: budget, classify: { $0 == ok ? .acceptable : .forbidden }) {
             nameTask(callerTask)
@@ -241,12 +238,4 @@ public enum OrderedThumbnailsCheck {
     }
 
     static func list(_ ids: [String]) -> String { "[" + ids.map { "\"\($0)\"" }.joined(separator: ", ") + "]" }
-
-    static func describe(_ error: any Error) -> String {
-        switch error {
-        case let error as LoadFailed: error.description
-        case is CancellationError: "CancellationError"
-        default: "\(type(of: error)).\(error)"
-        }
-    }
 }

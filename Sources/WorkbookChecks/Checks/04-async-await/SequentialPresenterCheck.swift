@@ -207,7 +207,7 @@ public enum SequentialPresenterCheck {
         if let up = onScreen.first { return brokenOutcome(dismissesOnCancel, Localized("\(up) is still up", ja: "\(up) が表示されたまま")) }
         switch result {
         case let .failure(error) where error is CancellationError: return ok
-        case let .failure(error): return brokenOutcome(cancellationThrown, Localized("threw \(describe(error))", ja: "\(describe(error)) をスローした"))
+        case let .failure(error): return brokenOutcome(cancellationThrown, Localized("threw \(errorName(error))", ja: "\(errorName(error)) をスローした"))
         case .success: return brokenOutcome(cancellationThrown, Localized("returned normally", ja: "普通に戻った"))
         }
     }
@@ -227,10 +227,7 @@ public enum SequentialPresenterCheck {
     }
 
     static func explore(_ call: Localized, budget: Explorer.Budget = budget, _ body: @escaping Explorer.Body) -> CheckFailure? {
-        checkExplored(inOrder, broken: { outcome in
-            let id = outcome.prefix { $0 != "|" }
-            return properties.first { $0.id == id }
-        }, deadlock: neverLeftWaiting, observed: { outcome in
+        checkExplored(inOrder, broken: brokenProperty(in: properties), deadlock: neverLeftWaiting, observed: { outcome in
             observed(call, outcome)
         }, budget: budget, classify: { $0 == ok ? .acceptable : .forbidden }) {
             nameTask(callerTask)
@@ -297,10 +294,6 @@ public enum SequentialPresenterCheck {
     }
 
     static func notCancelledButThrew(_ error: any Error) -> Localized {
-        Localized("threw \(describe(error)) though nothing was cancelled", ja: "何もキャンセルしていないのに \(describe(error)) をスローした")
-    }
-
-    static func describe(_ error: any Error) -> String {
-        error is CancellationError ? "CancellationError" : "\(type(of: error)).\(error)"
+        Localized("threw \(errorName(error)) though nothing was cancelled", ja: "何もキャンセルしていないのに \(errorName(error)) をスローした")
     }
 }
