@@ -5,15 +5,18 @@
 #      (`WORKBOOK_SELF_TEST=1 swift test`);
 #   3. edit one exercise → its verdict (`swift test --filter ExercisesTests.SafeCounter`),
 #      median of 5 edits, with the stub, with a complete answer and with an answer that races
-#      (the learner's code is compiled with ThreadSanitizer, so every verdict has it on).
-# The exercise file is backed up first and restored on exit, whatever happens.
+#      (the learner's code is compiled with ThreadSanitizer, so every verdict has it on);
+#   4. chapter 04's explored checks: edit → verdict with the reference answer in place, and
+#      the check alone (`exercise-runner <Id> --reference`), median of 5 each.
+# Exercise files are backed up first and restored on exit, whatever happens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch=.build-bench
 exercise=exercises/Exercises/01-gcd/SafeCounter.swift
-backup=$(mktemp)
-cp "$exercise" "$backup"
-trap 'cp "$backup" "$exercise"; rm -f "$backup"' EXIT
+backups=$(mktemp -d)
+cp -r exercises/Exercises "$backups/"
+trap 'cp -r "$backups/Exercises/." exercises/Exercises/; rm -rf "$backups"' EXIT
+backup="$backups/Exercises/01-gcd/SafeCounter.swift"
 
 seconds() { local start=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; echo "$(date +%s.%N) - $start" | awk '{printf "%.1f", $1 - $3}'; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
@@ -26,11 +29,11 @@ echo "WORKBOOK_SELF_TEST=1 swift test:          $(WORKBOOK_SELF_TEST=1 seconds s
 # Edit → verdict, twice over: the stub (verdict "not started") and the reference answer put in
 # its place (verdict "done": the whole check runs).
 measure_edits() {
-    local source=$1 times=()
+    local source=$1 file=${2:-$exercise} id=${3:-SafeCounter} times=()
     for i in 1 2 3 4 5; do
-        cp "$source" "$exercise"
-        echo "// bench edit $i $(date +%s%N)" >> "$exercise"
-        times+=("$(seconds swift test --scratch-path "$scratch" --filter ExercisesTests.SafeCounter)")
+        cp "$source" "$file"
+        echo "// bench edit $i $(date +%s%N)" >> "$file"
+        times+=("$(seconds swift test --scratch-path "$scratch" --filter "ExercisesTests.$id\$")")
     done
     echo "${times[*]} s, median $(printf '%s\n' "${times[@]}" | median) s"
 }
@@ -42,3 +45,13 @@ sed -E 's/(func count\(of page: String\) -> Int \{)/\1 return counts[page, defau
 grep -q "return counts\[page, default: 0\]" "$racy" || echo "(could not make the racy answer; the reference changed shape)"
 echo "edit one exercise → verdict (data race):           $(measure_edits "$racy")"
 rm -f "$racy"
+cp "$backup" "$exercise"
+# Chapter 04: checks that run under the explorer.
+for id in CompletionToAsync OrderedThumbnails SequentialPresenter; do
+    file=exercises/Exercises/04-async-await/$id.swift
+    echo "edit → verdict, $id (reference, explored):  $(measure_edits "exercises/Solutions/04-async-await/$id.swift" "$file" "$id")"
+    cp "$backups/Exercises/04-async-await/$id.swift" "$file"
+    alone=()
+    for i in 1 2 3 4 5; do alone+=("$(seconds "$scratch/debug/exercise-runner" "$id" --reference)"); done
+    echo "  the check alone (exercise-runner $id --reference): ${alone[*]} s, median $(printf '%s\n' "${alone[@]}" | median) s"
+done
