@@ -55,9 +55,14 @@ public func checkExplored(
     // timing alone: that is no proof of shared state, and a correct answer must not fail on it.
     if result.sharedState != nil, result.uncontrolled.isEmpty {
         let runs = result.sharedStateRuns.count == 2 ? result.sharedStateRuns : ["?", "?"]
+        let how = runs[0] == runs[1]
+            ? Localized("it ended the same (\"\(BilingualLabel.english(runs[0]))\") but took other steps",
+                        ja: "結果は同じ（「\(BilingualLabel.japanese(runs[0]))」）でしたが、別のステップをたどりました")
+            : Localized("\"\(BilingualLabel.english(runs[0]))\" the first time, \"\(BilingualLabel.english(runs[1]))\" the second",
+                        ja: "1 回目は「\(BilingualLabel.japanese(runs[0]))」、2 回目は「\(BilingualLabel.japanese(runs[1]))」でした")
         return CheckFailure(.freshState, observed: Localized(
-            "One schedule, run twice, ran differently: \"\(BilingualLabel.english(runs[0]))\" the first time, \"\(BilingualLabel.english(runs[1]))\" the second. Something outlives a schedule — a `static let shared` actor, a global, a cache — so no verdict about the interleavings can be trusted. Make the state inside the code that runs.",
-            ja: "1 つのスケジュールを 2 回実行すると、違う結果になりました（1 回目は「\(BilingualLabel.japanese(runs[0]))」、2 回目は「\(BilingualLabel.japanese(runs[1]))」）。スケジュールより長生きするもの（`static let shared` のアクター、グローバル変数、キャッシュ）があるため、インターリーブについての判定を信頼できません。状態は実行されるコードの中で作りましょう。"),
+            "One schedule, run twice, ran differently: \(how.en). Something outlives a schedule — a `static let shared` actor, a global, a cache — so no verdict about the interleavings can be trusted. Make the state inside the code that runs.",
+            ja: "1 つのスケジュールを 2 回実行すると、違う実行になりました（\(how.ja)）。スケジュールより長生きするもの（`static let shared` のアクター、グローバル変数、キャッシュ）があるため、インターリーブについての判定を信頼できません。状態は実行されるコードの中で作りましょう。"),
             tally: nil, schedule: result.failure)
     }
     return failure(result)

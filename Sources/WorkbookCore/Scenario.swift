@@ -27,14 +27,18 @@ public struct Scenario: Sendable {
         /// may depend on the run's knobs (how many threads were started, say).
         private let possible: @Sendable (String, ScenarioContext) -> Bool
         public let explanation: Localized
+        /// The answer is a set of letters (which tasks saw it), not an order: `TGA` matches `AGT`.
+        public var ignoresOrder = false
 
         public init(
             question: Localized,
             explanation: Localized,
             observe: @escaping @Sendable (ScenarioContext) -> String = { $0.emitted.joined() },
+            ignoresOrder: Bool = false,
             isPossible: @escaping @Sendable (String) -> Bool
         ) {
             self.init(question: question, explanation: explanation, observe: observe, isPossibleAfter: { answer, _ in isPossible(answer) })
+            self.ignoresOrder = ignoresOrder
         }
 
         /// For a question whose possible answers depend on the run's knobs.
@@ -53,9 +57,18 @@ public struct Scenario: Sendable {
         /// Whether `answer` is allowed by the rules for `run` (its knobs), whatever `run` showed.
         public func isPossible(_ answer: String, after run: ScenarioContext) -> Bool { possible(answer, run) }
 
-        /// Upper-cased, without spaces, commas, arrows or dashes: `a, b -> c` becomes `ABC`.
+        /// Upper-cased, without spaces, commas, arrows or dashes: `a, b -> c` becomes `ABC`;
+        /// full-width letters typed with a Japanese input method count as the same letters (`ＡＢ`).
         public static func normalize(_ answer: String) -> String {
-            answer.uppercased().filter { !" ,->→、→".contains($0) }
+            let halfWidth = String(String.UnicodeScalarView(answer.unicodeScalars.map { scalar in
+                (0xFF01...0xFF5E).contains(scalar.value) ? Unicode.Scalar(scalar.value - 0xFEE0)! : scalar
+            }))
+            return halfWidth.uppercased().filter { !" ,->→、，　".contains($0) }
+        }
+
+        /// Whether `guess` says the same as `observed` (normalized answers).
+        public func matches(_ guess: String, _ observed: String) -> Bool {
+            guess == observed || (ignoresOrder && guess.sorted() == observed.sorted())
         }
     }
 

@@ -268,7 +268,7 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
         let observed = Scenario.Prediction.normalize(prediction.observe(context))
         let guess = Scenario.Prediction.normalize(answer)
         write("")
-        if guess == observed {
+        if prediction.matches(guess, observed) {
             write(terminal.paint(t(Localized("✓ Matched: this run gave \(observed).", ja: "✓ 的中: この実行の結果は \(observed) でした。")), .green))
         } else if prediction.isPossible(guess, after: context) {
             write(terminal.paint(t(Localized(

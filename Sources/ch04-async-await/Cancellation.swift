@@ -18,7 +18,7 @@ extension Chapter04 {
     ///     }
     static let cancellation = Scenario(
         slug: "cancellation",
-        title: Localized("Cancellation is cooperative", ja: "キャンセルは協調的"),
+        title: Localized("Cancellation is cooperative (then: play 2)", ja: "キャンセルは協調的（続けて: play 2）"),
         narration: Localized(
             """
             `cancel()` does not stop a task: it sets a flag, and the task's code stops itself where it looks at it, \

@@ -32,7 +32,7 @@ extension Chapter04 {
             the thread sleeps in the kernel and is lost to every other task meanwhile. Suspending: `try await Task.sleep` — \
             the task is parked and its thread runs other tasks. The scenario measures the wall time, how many tasks were waiting at once, \
             and how many threads ran them. Swift concurrency runs tasks on a cooperative pool of about one thread per core, \
-            on Linux as on Apple platforms, and it does not add threads when they block (GCD does: chapter 03). \
+            on Linux as on Apple platforms, and it does not add threads when they block (GCD does: chapter 01). \
             So blocking tasks queue up behind the few threads, and if they waited for something only another task could provide, \
             the pool would deadlock. Here the waits time out, so it only gets slow. \
             Never block in a task: await instead (a continuation, `Task.sleep`, an actor).
@@ -47,7 +47,7 @@ extension Chapter04 {
             スレッドはカーネルの中で眠り、その間は他のどのタスクにも使えません。サスペンド: `try await Task.sleep`。\
             タスクは脇に置かれ、そのスレッドは他のタスクを実行します。シナリオは、かかった時間、同時に待っていたタスクの数、それらを実行したスレッドの数を測ります。\
             Swift のタスクは、コアあたり約 1 本のスレッドからなる協調スレッドプールで動きます。Linux でも Apple のプラットフォームでも同じで、\
-            スレッドがブロックされてもスレッドを増やしません（GCD は増やします。第 03 章）。\
+            スレッドがブロックされてもスレッドを増やしません（GCD は増やします。第 01 章）。\
             そのため、ブロックするタスクは少ないスレッドの後ろに行列を作ります。もし別のタスクにしか満たせない条件を待っていたら、プール全体がデッドロックします。\
             ここでは待ちに時間の上限があるので、遅くなるだけで済みます。\
             タスクの中でブロックしてはいけません。代わりに await します（継続、`Task.sleep`、アクター）。

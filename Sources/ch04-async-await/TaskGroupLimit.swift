@@ -115,7 +115,7 @@ extension Chapter04 {
     /// Scenario 6: a sliding window keeps at most K children in flight; cancelAll; a failing child.
     static let taskGroupLimit = Scenario(
         slug: "task-group-limit",
-        title: Localized("At most K at once, cancelAll, and a child that fails (then: play 2)", ja: "同時に K 個まで、cancelAll、失敗する子（続けて: play 2）"),
+        title: Localized("At most K at once, cancelAll, and a child that fails", ja: "同時に K 個まで、cancelAll、失敗する子"),
         narration: Localized(
             """
             1) `photos` downloads (15 to 39 ms each) through a task group that keeps at most `limit` in flight: it adds `limit` children, \

@@ -109,6 +109,7 @@ extension Chapter04 {
                 "A, G and T. Child tasks and Task {} get a copy of the creating task's task-local values; a detached task starts with none.",
                 ja: "A、G、T です。子タスクと Task {} は、作ったタスクのタスクローカル値のコピーを受け取ります。Task.detached {} で作ったタスクは何も持たずに始まります。"),
             observe: { $0.noted("sees task-local") ?? "" },
+            ignoresOrder: true,
             isPossible: { $0.count == 3 && Set($0) == Set("AGT") })
     ) { context in
         try await whatEachSaw(context)
