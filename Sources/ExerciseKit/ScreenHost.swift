@@ -20,9 +20,10 @@ public struct Screen: Sendable, Hashable, CustomStringConvertible {
 /// The fake UI of exercise 04-async-await/SequentialPresenter: presents screens with a
 /// completion-handler API, as UIKit's `present(_:animated:)` with a dismissal callback does.
 ///
-/// A presented screen stays up until its user dismisses it (after its `readingTime`, a
-/// `ExplorerClock` sleep: virtual time under the explorer) or until the code calls `dismiss(_:)`; then
-/// the screen's `onDismiss` is called — once, whichever came first. Everything is recorded.
+/// A presented screen stays up until its user dismisses it (after its `readingTime`, an
+/// `ExplorerClock` sleep: virtual time under the explorer) or until the code calls
+/// `dismiss(_:)`; then the screen's `onDismiss` is called — once, whichever came first.
+/// Everything is recorded.
 public final class ScreenHost: Sendable {
     public struct Event: Sendable, Equatable, CustomStringConvertible {
         public enum Kind: Sendable, Equatable {

@@ -68,7 +68,8 @@ public enum ServerError: Error, Equatable, Sendable {
 }
 
 /// The fake photo server of chapter 04: each id gets the reply its table says, after a delay
-/// (an `ExplorerClock` sleep: exact virtual time under the explorer, real time in the chapter's scenarios).
+/// (an `ExplorerClock` sleep: exact virtual time under the explorer, real time in the chapter's
+/// scenarios).
 /// It offers the two shapes of one API, as `URLSession` does: `async throws`, and a completion
 /// handler that is called once, later, from a task of its own.
 public final class ThumbnailServer: Sendable {
