@@ -56,7 +56,7 @@ public enum SequentialPresenterCheck {
     public static let properties = [oneAtATime, inOrder, waitsForDismissal, stopsWhenCancelled, dismissesOnCancel, cancellationThrown,
                                     neverLeftWaiting, Property.finishes, Property.freshState]
 
-    static let budget = Explorer.Budget(maxSchedules: 3_000, maxSeconds: 0.3, foreignWaitSeconds: 0.5)
+    static let budget = Explorer.Budget(maxSchedules: 3_000, maxSeconds: 0.2, foreignWaitSeconds: 0.5)
     static let screens = [Screen("A", readingTime: .milliseconds(10)), Screen("B", readingTime: .milliseconds(20)),
                           Screen("C", readingTime: .milliseconds(10))]
     static let ok = "ok"
