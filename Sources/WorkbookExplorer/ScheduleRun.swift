@@ -78,10 +78,11 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
     private var quietWaiters: [UnsafeContinuation<Void, Never>] = []
     private(set) var rootResult: ScheduleOutcome?
     let clock = VirtualTimeline()
-    /// For the watchdog on another thread (`blockedReport`): the steps so far, and the one
-    /// running with when it began.
+    /// The steps so far, and the one running with when it began. The driver thread changes
+    /// them under `progressLock` (and reads them without it); the watchdog on another thread
+    /// (`blockedReport`) reads them under it.
     private let progressLock = NSLock()
-    private var stepsSoFar: [StepRecord] = []
+    private var records: [StepRecord] = []
     private var runningStep: (record: StepRecord, began: Date)?
     private var search = Search.replay
 
@@ -171,8 +172,6 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
     /// Runs steps until nothing is ready and no timer is pending, then reports.
     /// With `stopBefore`, stops when that step (1-based) is next, without running it.
     func drive<C: Chooser>(_ chooser: inout C, search: Search, stopBefore: Int? = nil) -> ScheduleReport {
-        var records: [StepRecord] = []
-        var choices: [Int] = []
         var previous: EntityKey?
         var outcome: ScheduleOutcome?
         var nextKey: EntityKey?
@@ -275,10 +274,8 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
             }
             running = nil
             hasRun.insert(key)
-            choices.append(choice)
-            records.append(StepRecord(candidates: keys, mainActor: mainActor, choice: choice, defaultChoice: defaultIndex, checkpoints: stepCheckpoints))
             progressLock.lock()
-            stepsSoFar.append(records[records.count - 1])
+            records.append(StepRecord(candidates: keys, mainActor: mainActor, choice: choice, defaultChoice: defaultIndex, checkpoints: stepCheckpoints))
             runningStep = nil
             progressLock.unlock()
             previous = key
@@ -290,7 +287,7 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
         lock.unlock()
         var left: [Waiting] = []
         if case .deadlock = final { left = waiting(records) }
-        return ScheduleReport(outcome: final, table: stepTable(records), token: ReplayToken(choices: choices),
+        return ScheduleReport(outcome: final, table: stepTable(records), token: ReplayToken(choices: records.map(\.choice)),
                               uncontrolled: Array(Set(uncontrolled)).sorted(), search: search, waiting: left, nextKey: nextKey)
     }
 
@@ -302,11 +299,11 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
         guard let (record, began) = runningStep, Date().timeIntervalSince(began) > seconds else { return nil }
         let stuck = StepRecord(candidates: record.candidates, mainActor: record.mainActor, choice: record.choice,
                                defaultChoice: record.defaultChoice, checkpoints: stepCheckpoints)
-        let records = stepsSoFar + [stuck]
+        let steps = records + [stuck]
         lock.lock()
         let uncontrolled = foreignArrivals
         lock.unlock()
-        return ScheduleReport(outcome: .blocked(step: records.count), table: stepTable(records), token: ReplayToken(choices: records.map(\.choice)),
+        return ScheduleReport(outcome: .blocked(step: steps.count), table: stepTable(steps), token: ReplayToken(choices: steps.map(\.choice)),
                               uncontrolled: Array(Set(uncontrolled)).sorted(), search: search, waiting: [], nextKey: nil)
     }
 
