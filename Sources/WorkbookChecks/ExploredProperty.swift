@@ -10,11 +10,13 @@ import WorkbookExplorer
 /// `InvariantViolation` — or returns an outcome `classify` calls forbidden — when the property
 /// breaks. The failure carries the schedule with the fewest preemptions found, its replay token
 /// and the outcome tally. `broken` names the property a failing outcome broke when it is not
-/// `property`; a schedule in which the body never finished breaks `deadlock`.
+/// `property`; a schedule in which the body never finished breaks `deadlock`, and
+/// `leftWaiting` says so from who waited, and where.
 public func checkExplored(
     _ property: Property,
     broken: @escaping @Sendable (String) -> Property? = { _ in nil },
     deadlock: Property = .finishes,
+    leftWaiting: (@Sendable (_ whoWaited: Localized) -> Localized)? = nil,
     observed describe: @escaping @Sendable (String) -> Localized,
     budget: Explorer.Budget = Explorer.Budget(maxSchedules: 5_000, maxSeconds: 1.5),
     classify: @escaping @Sendable (String) -> OutcomeTally.Verdict = { _ in .acceptable },
@@ -43,8 +45,10 @@ public func checkExplored(
                 ja: "ステップ \(step)（\(who.ja)）がスレッドを返しませんでした。そこで実行したコードが、別のタスクしか与えられないものを待っています（`DispatchSemaphore` や `DispatchGroup.wait()`、`await` をまたいで保持したロック、ビジーループ）。async のコードはスレッドをブロックしてはいけません。待つものは `await` しましょう。"),
                 tally: nil, schedule: schedule)
         }
-        return CheckFailure(isDeadlock(schedule) ? deadlock : broken(what) ?? property,
-                            observed: describe(what), tally: tally, schedule: schedule)
+        if isDeadlock(schedule) {
+            return CheckFailure(deadlock, observed: leftWaiting?(schedule.whoWaited) ?? describe(what), tally: tally, schedule: schedule)
+        }
+        return CheckFailure(broken(what) ?? property, observed: describe(what), tally: tally, schedule: schedule)
     }
     let result = Explorer.explore(.deepening(seed: 1), budget: budget, judged)
     if ProcessInfo.processInfo.environment["WORKBOOK_EXPLORER_STATS"] != nil {
@@ -96,15 +100,14 @@ public func errorName(_ error: any Error) -> String {
     return described.hasPrefix(type) ? described : "\(type).\(described)"
 }
 
+/// What a report says when `call` never came back: who waited, and where, then `advice`.
+public func neverCameBack(_ call: Localized, whoWaited who: Localized, advice: Localized) -> Localized {
+    Localized("\(call.en) never came back: every task stopped, waiting (\(who.en)), and nothing was left to wake them. \(advice.en)",
+              ja: "\(call.ja) が戻りませんでした。すべてのタスクが待ったまま止まり（\(who.ja)）、起こすものが何も残っていません。\(advice.ja)")
+}
+
 /// The name checks give the task that calls the learner's code.
 public let callerTask = Localized("caller", ja: "呼び出し元")
-
-/// For an outcome that is a deadlock: who waited, and where, in both languages.
-public func exploredDeadlock(_ outcome: String) -> Localized? {
-    let english = BilingualLabel.english(outcome), japanese = BilingualLabel.japanese(outcome)
-    guard english.hasPrefix("deadlock: ") else { return nil }
-    return Localized(String(english.dropFirst("deadlock: ".count)), ja: String(japanese.drop { $0 != " " }.dropFirst()))
-}
 
 private func isDeadlock(_ schedule: ScheduleReport) -> Bool {
     if case .deadlock = schedule.outcome { return true }

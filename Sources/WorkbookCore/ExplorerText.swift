@@ -59,17 +59,22 @@ extension ScheduleReport {
         }
     }
 
+    /// For a deadlock: each task left waiting, and the last checkpoint it passed.
+    public var whoWaited: Localized {
+        let who = waiting.map { entry in
+            entry.after.map { Localized("\(entry.who.localized.en) (after \"\(BilingualLabel.english($0))\")", ja: "\(entry.who.localized.ja)（\"\(BilingualLabel.japanese($0))\" の後）") }
+                ?? Localized("\(entry.who.localized.en) (the body)", ja: "\(entry.who.localized.ja)（本体）")
+        }
+        return Localized(who.map(\.en).joined(separator: ", "), ja: who.map(\.ja).joined(separator: "、"))
+    }
+
     /// `counter=1`, or how it failed, in the learner's language.
     public func outcomeText(_ language: Language) -> String {
         switch outcome {
         case let .completed(text): return text
         case let .failed(message): return Localized("failed: \(message)", ja: "失敗: \(message)").text(language)
         case .deadlock:
-            let who = waiting.map { entry in
-                entry.after.map { Localized("\(entry.who.localized.en) (after \"\(BilingualLabel.english($0))\")", ja: "\(entry.who.localized.ja)（\"\(BilingualLabel.japanese($0))\" の後）") }
-                    ?? Localized("\(entry.who.localized.en) (the body)", ja: "\(entry.who.localized.ja)（本体）")
-            }
-            return Localized("deadlock: ", ja: "デッドロック: ").text(language) + who.map { $0.text(language) }.joined(separator: language == .ja ? "、" : ", ")
+            return Localized("deadlock: ", ja: "デッドロック: ").text(language) + whoWaited.text(language)
         case let .livelock(steps):
             return Localized("livelock after \(steps) steps", ja: "\(steps) ステップでライブロック").text(language)
         case let .stopped(step):

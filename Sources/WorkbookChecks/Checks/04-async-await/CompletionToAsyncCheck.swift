@@ -83,16 +83,12 @@ public enum CompletionToAsyncCheck {
         let want = expected(id, reply)
         let call = "`try await thumbnail(for: \"\(id)\")`"
         return checkExplored(returnsThumbnail, broken: { _ in reply == .image ? returnsThumbnail : errorReachesCaller },
-                             deadlock: neverLeftWaiting, observed: { outcome in
+                             deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call: call, $0) }, observed: { outcome in
             observed(call: call, reply: reply, want: want, got: outcome)
         }, budget: budget, classify: { $0 == want ? .acceptable : .forbidden }) {
             nameTask(callerTask)
             let fetcher = make(server())
-            do {
-                return String(describing: try await fetcher.thumbnail(for: id))
-            } catch {
-                return errorName(error)
-            }
+            return await outcome { try await fetcher.thumbnail(for: id) }
         }
     }
 
@@ -101,8 +97,7 @@ public enum CompletionToAsyncCheck {
     static func checkTwoAtOnce(_ make: @escaping @Sendable (ThumbnailServer) -> any CompletionToAsyncProtocol) -> CheckFailure? {
         let call = "`async let a = thumbnail(for: \"cat\"); async let b = thumbnail(for: \"missing\")`"
         let want = "a: Thumbnail(cat), b: ThumbnailError.badID"
-        return checkExplored(callsIndependent, deadlock: neverLeftWaiting, observed: { outcome in
-            if exploredDeadlock(outcome) != nil { return leftWaiting(call: call, outcome) }
+        return checkExplored(callsIndependent, deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call: call, $0) }, observed: { outcome in
             return Localized(
                 "Two calls at once on one fetcher (\(call)): the caller should get \(want), and got \(outcome). Something one call keeps in the fetcher reached the other — keep each call's values in local constants.",
                 ja: "1 つのフェッチャーで 2 つの呼び出しを同時に行いました（\(call)）。呼び出し元は \(want) を受け取るはずが、\(outcome) を受け取りました。一方の呼び出しがフェッチャーに残したものが、もう一方に届いています。呼び出しごとの値はローカル定数に置きましょう。")
@@ -119,9 +114,17 @@ public enum CompletionToAsyncCheck {
     /// What a call gave, as a report names it.
     static func outcome(_ call: () async throws -> Thumbnail) async -> String {
         do {
-            return String(describing: try await call())
+            return text(.success(try await call()))
         } catch {
-            return errorName(error)
+            return text(.failure(error))
+        }
+    }
+
+    /// `Thumbnail(cat)`, or the error's name.
+    static func text(_ result: Result<Thumbnail, any Error>) -> String {
+        switch result {
+        case let .success(thumbnail): String(describing: thumbnail)
+        case let .failure(error): errorName(error)
         }
     }
 
@@ -130,8 +133,7 @@ public enum CompletionToAsyncCheck {
         // A cancel before the server's reply must end in CancellationError; after it, the
         // thumbnail may still come (or the answer may look once more and stop).
         let acceptable: Set = [beforeReply + "CancellationError", afterReply + "CancellationError", afterReply + "Thumbnail(cat)"]
-        return checkExplored(errorReachesCaller, deadlock: neverLeftWaiting, observed: { outcome in
-            if exploredDeadlock(outcome) != nil { return leftWaiting(call: call, outcome) }
+        return checkExplored(errorReachesCaller, deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call: call, $0) }, observed: { outcome in
             let got = outcome.hasPrefix(beforeReply) ? outcome.dropFirst(beforeReply.count) : outcome.dropFirst(afterReply.count)
             return Localized(
                 "The caller cancelled the task before the server replied to \"cat\" (\(call)) and got \(got). A cancelled call throws `CancellationError` — `data(for:)` throws it for you: let it reach the caller as it is, do not turn it into a `ThumbnailError` or swallow it. Work in a `Task.detached`, or behind a callback, does not see the caller's cancel: look with `try Task.checkCancellation()`.",
@@ -146,10 +148,7 @@ public enum CompletionToAsyncCheck {
             checkpoint("task.cancel()")
             let when = server.answeredIDs.isEmpty ? beforeReply : afterReply
             task.cancel()
-            switch await task.result {
-            case let .success(thumbnail): return when + String(describing: thumbnail)
-            case let .failure(error): return when + errorName(error)
-            }
+            return when + text(await task.result)
         }
     }
 
@@ -165,7 +164,7 @@ public enum CompletionToAsyncCheck {
             if outcome == never { return neverLeftWaiting }
             if outcome.hasPrefix("calls=1: ") { return reply == .image ? returnsThumbnail : errorReachesCaller }
             return calledOnce
-        }, deadlock: neverLeftWaiting, observed: { outcome in
+        }, deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call: call, $0) }, observed: { outcome in
             if outcome == never {
                 return Localized(
                     "\(call) returned, every task it started finished or stopped for good, and the handler was never called: its caller waits for ever. Call it on every path, errors too.",
@@ -175,7 +174,6 @@ public enum CompletionToAsyncCheck {
                 return observed(call: call, reply: reply, want: "`.success(\(want))`/`.failure(\(want))`",
                                 got: String(outcome.dropFirst("calls=1: ".count)))
             }
-            if exploredDeadlock(outcome) != nil { return leftWaiting(call: call, outcome) }
             let count = outcome.dropFirst("calls=".count).prefix { $0 != ":" }
             let results = outcome.drop { $0 != ":" }.dropFirst(2)
             return Localized(
@@ -187,12 +185,7 @@ public enum CompletionToAsyncCheck {
             let calls = Locked<[String]>([])
             fetcher.thumbnail(for: id) { result in
                 checkpoint("completion(…)")
-                let text: String
-                switch result {
-                case let .success(thumbnail): text = String(describing: thumbnail)
-                case let .failure(error): text = errorName(error)
-                }
-                calls.withLock { $0.append(text) }
+                calls.withLock { $0.append(text(result)) }
             }
             checkpoint("thumbnail(for: \"\(id)\") { … } ↩")
             await untilQuiet()
@@ -207,8 +200,7 @@ public enum CompletionToAsyncCheck {
         let want = "\"cat\": calls=1: Thumbnail(cat); \"missing\": calls=1: ThumbnailError.badID"
         return checkExplored(callsIndependent, broken: { outcome in
             outcome.contains("calls=2") || outcome.contains("calls=3") ? calledOnce : nil
-        }, deadlock: neverLeftWaiting, observed: { outcome in
-            if exploredDeadlock(outcome) != nil { return leftWaiting(call: call, outcome) }
+        }, deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call: call, $0) }, observed: { outcome in
             return Localized(
                 "Two calls at once on one fetcher (\(call)): each handler should be called once with its own result (\(want)); they got: \(outcome). A handler kept in the fetcher is replaced by the next call's — keep each call's handler in its own task.",
                 ja: "1 つのフェッチャーで 2 つの呼び出しを同時に行いました（\(call)）。各ハンドラは自分の結果で 1 回ずつ呼ばれるはず（\(want)）ですが、実際は: \(outcome)。フェッチャーに保存したハンドラは次の呼び出しのもので置き換えられます。各呼び出しのハンドラはそれぞれのタスクの中に持ちましょう。")
@@ -219,12 +211,7 @@ public enum CompletionToAsyncCheck {
             for id in ["cat", "missing"] {
                 fetcher.thumbnail(for: id) { result in
                     checkpoint("completion(…) of \"\(id)\"")
-                    let text: String
-                    switch result {
-                    case let .success(thumbnail): text = String(describing: thumbnail)
-                    case let .failure(error): text = errorName(error)
-                    }
-                    calls.withLock { $0[id, default: []].append(text) }
+                    calls.withLock { $0[id, default: []].append(text(result)) }
                 }
             }
             await untilQuiet()
@@ -241,17 +228,15 @@ public enum CompletionToAsyncCheck {
     // MARK: Words
 
     static func observed(call: String, reply: ThumbnailServer.Reply, want: String, got: String) -> Localized {
-        if exploredDeadlock(got) != nil { return leftWaiting(call: call, got) }
         return Localized(
             "\(call): the server answered \(replyText(reply).en); the rules say the caller gets \(want), and it got \(got).",
             ja: "\(call): サーバーは\(replyText(reply).ja)と答えました。ルールでは呼び出し元は \(want) を受け取りますが、受け取ったのは \(got) でした。")
     }
 
-    static func leftWaiting(call: String, _ outcome: String) -> Localized {
-        let who = exploredDeadlock(outcome) ?? .verbatim(outcome)
-        return Localized(
-            "\(call) never came back: every task stopped, waiting (\(who.en)), and nothing was left to wake them — a continuation that is not resumed on some path, or a wait for something that never comes.",
-            ja: "\(call) が戻りませんでした。すべてのタスクが待ったまま止まり（\(who.ja)）、起こすものが何も残っていません。ある経路で再開されない継続か、来ないものを待っています。")
+    static func leftWaiting(call: String, _ who: Localized) -> Localized {
+        neverCameBack(.verbatim(call), whoWaited: who, advice: Localized(
+            "A continuation that is not resumed on some path, or a wait for something that never comes.",
+            ja: "ある経路で再開されない継続か、来ないものを待っています。"))
     }
 
     static func replyText(_ reply: ThumbnailServer.Reply) -> Localized {

@@ -143,7 +143,7 @@ public enum OrderedThumbnailsCheck {
 
     /// Explores `body`, whose outcome is `ok` or `<property id>|<what happened>`.
     static func explore(_ call: String, maxInFlight: Int, _ body: @escaping Explorer.Body) -> CheckFailure? {
-        checkExplored(inputOrder, broken: brokenProperty(in: properties), observed: { outcome in
+        checkExplored(inputOrder, broken: brokenProperty(in: properties), leftWaiting: { leftWaiting(call, $0) }, observed: { outcome in
             observed(call, maxInFlight: maxInFlight, outcome)
         }, budget: budget, classify: { $0 == ok ? .acceptable : .forbidden }) {
             nameTask(callerTask)
@@ -151,12 +151,13 @@ public enum OrderedThumbnailsCheck {
         }
     }
 
+    static func leftWaiting(_ call: String, _ who: Localized) -> Localized {
+        neverCameBack(.verbatim(call), whoWaited: who, advice: Localized(
+            "Let every child end — a child that waits for something no one gives keeps the group open for ever.",
+            ja: "すべての子タスクが終わるようにしましょう。誰も与えないものを待つ子タスクは、グループを永遠に閉じさせません。"))
+    }
+
     static func observed(_ call: String, maxInFlight: Int, _ outcome: String) -> Localized {
-        if let who = exploredDeadlock(outcome) {
-            return Localized(
-                "\(call) never returned: every task stopped, waiting (\(who.en)), and nothing was left to wake them.",
-                ja: "\(call) が戻りませんでした。すべてのタスクが待ったまま止まり（\(who.ja)）、起こすものが何も残っていません。")
-        }
         guard let (id, what) = readBrokenOutcome(outcome) else { return .verbatim("\(call): \(outcome)") }
         switch id {
         case limitRespected.id:

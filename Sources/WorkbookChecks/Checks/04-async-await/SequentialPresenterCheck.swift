@@ -1,4 +1,3 @@
-import Foundation
 import ExerciseKit
 import WorkbookCore
 import WorkbookExplorer
@@ -153,7 +152,7 @@ public enum SequentialPresenterCheck {
                 // released, as it would on real threads.
                 host.whenPresenting("B") {
                     checkpoint("task.cancel()")
-                    cancelFromAnotherThread(task, waitingAtMost: 0.5)
+                    _ = returnsWithin(seconds: 0.5) { task.cancel() }
                 }
             }
             switch moment {
@@ -214,20 +213,8 @@ public enum SequentialPresenterCheck {
 
     // MARK: Exploring
 
-    /// `task.cancel()` on a thread of its own; returns when it is done, or after `seconds`.
-    static func cancelFromAnotherThread(_ task: Task<Void, any Error>, waitingAtMost seconds: Double) {
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            task.cancel()
-            done.signal()
-        }
-        thread.name = "cancel"
-        thread.start()
-        _ = done.wait(timeout: .now() + seconds)
-    }
-
     static func explore(_ call: Localized, budget: Explorer.Budget = budget, _ body: @escaping Explorer.Body) -> CheckFailure? {
-        checkExplored(inOrder, broken: brokenProperty(in: properties), deadlock: neverLeftWaiting, observed: { outcome in
+        checkExplored(inOrder, broken: brokenProperty(in: properties), deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call, $0) }, observed: { outcome in
             observed(call, outcome)
         }, budget: budget, classify: { $0 == ok ? .acceptable : .forbidden }) {
             nameTask(callerTask)
@@ -235,12 +222,13 @@ public enum SequentialPresenterCheck {
         }
     }
 
+    static func leftWaiting(_ call: Localized, _ who: Localized) -> Localized {
+        neverCameBack(call, whoWaited: who, advice: Localized(
+            "A screen's dismissal must resume the continuation — whoever dismisses it, the user or your cancellation handler.",
+            ja: "画面が閉じられたら、閉じたのがユーザーでもキャンセルハンドラでも、継続を再開する必要があります。"))
+    }
+
     static func observed(_ call: Localized, _ outcome: String) -> Localized {
-        if let who = exploredDeadlock(outcome) {
-            return Localized(
-                "\(call.en) never came back: every task stopped, waiting (\(who.en)), and nothing was left to wake them. A screen's dismissal must resume the continuation — whoever dismisses it, the user or your cancellation handler.",
-                ja: "\(call.ja) が戻りませんでした。すべてのタスクが待ったまま止まり（\(who.ja)）、起こすものが何も残っていません。画面が閉じられたら、閉じたのがユーザーでもキャンセルハンドラでも、継続を再開する必要があります。")
-        }
         guard let (id, what) = readBrokenOutcome(outcome) else { return Localized("\(call.en): \(outcome)", ja: "\(call.ja): \(outcome)") }
         let advice: Localized
         switch id {
@@ -281,13 +269,9 @@ public enum SequentialPresenterCheck {
 
     /// "present B while A was up", if it happened.
     static func overlap(_ events: [ScreenHost.Event]) -> Localized? {
-        var up: [String] = []
-        for event in events {
-            if event.kind == .presented {
-                if let other = up.first { return Localized("presented \(event.screen) while \(other) was up", ja: "\(other) の表示中に \(event.screen) を表示した") }
-                up.append(event.screen)
-            } else {
-                up.removeAll { $0 == event.screen }
+        for (index, event) in events.enumerated() where event.kind == .presented {
+            if let other = shownAt(Array(events[..<index])).first {
+                return Localized("presented \(event.screen) while \(other) was up", ja: "\(other) の表示中に \(event.screen) を表示した")
             }
         }
         return nil
