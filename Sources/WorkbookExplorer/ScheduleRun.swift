@@ -316,10 +316,18 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
     }
 
     /// Who is left waiting, and after which checkpoint; the body itself if it never passed one.
+    /// Who is left waiting: the body first if it has not finished (it ran the first step), then
+    /// every other entity that passed a checkpoint, after its last one. (The run cannot tell
+    /// a task that ended from one that waits, so the others are those that might.)
     private func waiting(_ records: [StepRecord]) -> [Waiting] {
         let table = stepTable(records)
-        var left = lastCheckpoint.map { Waiting(who: table.entity($0.key), after: $0.value) }.sorted { describe($0) < describe($1) }
-        if rootResult == nil && left.isEmpty { left = [Waiting(who: .task(1), after: nil)] }
+        let rootKey = records.first.map { $0.candidates[$0.choice] }
+        var left = lastCheckpoint.filter { $0.key != rootKey }.map { Waiting(who: table.entity($0.key), after: $0.value) }
+            .sorted { describe($0) < describe($1) }
+        if rootResult == nil {
+            let root = rootKey.map { Waiting(who: table.entity($0), after: lastCheckpoint[$0]) } ?? Waiting(who: .task(1), after: nil)
+            left.insert(root, at: 0)
+        }
         return left
     }
 

@@ -153,8 +153,8 @@ public enum OrderedThumbnailsCheck {
 
     static func leftWaiting(_ call: String, _ who: Localized) -> Localized {
         neverCameBack(.verbatim(call), whoWaited: who, advice: Localized(
-            "Let every child end — a child that waits for something no one gives keeps the group open for ever.",
-            ja: "すべての子タスクが終わるようにしましょう。誰も与えないものを待つ子タスクは、グループを永遠に閉じさせません。"))
+            "Something waits for what no one gives — a continuation never resumed, or a child waiting on it; a group ends only when every child has ended.",
+            ja: "誰も与えないものを何かが待っています（再開されない継続や、それを待つ子タスク）。グループは、すべての子タスクが終わったときにだけ終わります。"))
     }
 
     static func observed(_ call: String, maxInFlight: Int, _ outcome: String) -> Localized {
