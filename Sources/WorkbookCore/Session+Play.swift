@@ -26,8 +26,8 @@ extension Session {
     func play(_ number: Int) {
         guard let game = game(number) else { return }
         write(terminal.paint("▶ \(number). \(t(game.title))", .bold))
-        write(t(game.narration))
-        write(t(Localized(
+        writeWrapped(t(game.narration))
+        writeWrapped(t(Localized(
             "At each step, pick which ready task runs next: its number, 'auto' to let the scheduler finish, 'undo', or 'quit'.",
             ja: "各ステップで次に実行する準備済みのタスクを選びます。番号、'auto'（残りを自動で実行）、'undo'（1 手戻す）、'quit'（やめる）。")))
         let decisions = LockedList()
@@ -133,7 +133,7 @@ extension Session {
         write("")
         let line = t(Localized("Outcome: ", ja: "結果: ")) + report.outcomeText(language) + " — " + verdict.label.text(language)
         write(terminal.paint(line, verdict == .forbidden ? .red : verdict == .interesting ? .yellow : .green))
-        if verdict == .forbidden { write(t(game.explanation)) }
+        if verdict == .forbidden { writeWrapped(t(game.explanation)) }
         if !report.uncontrolled.isEmpty {
             write(t(Localized("Uncontrolled: ", ja: "エクスプローラが制御しなかったもの: ")) + report.uncontrolled.joined(separator: "; "))
         }
