@@ -58,8 +58,8 @@ public final class ScreenHost: Sendable {
         var waiters: [(screen: String, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = Locked(State())
-    private let presenting = Locked<(screen: String, action: @Sendable () -> Void)?>(nil)
+    private let state = QuietLocked(State())
+    private let presenting = QuietLocked<(screen: String, action: @Sendable () -> Void)?>(nil)
 
     public init() {}
 

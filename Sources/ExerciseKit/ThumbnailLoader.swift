@@ -25,7 +25,7 @@ public final class ThumbnailLoader: Sendable {
     private let failing: String?
     private let clock = ExplorerClock()
     private let madeAt: ExplorerClock.Instant
-    private let log = Locked<(events: [Event], inFlight: Int, mostInFlight: Int)>(([], 0, 0))
+    private let log = QuietLocked<(events: [Event], inFlight: Int, mostInFlight: Int)>(([], 0, 0))
 
     /// - Parameters:
     ///   - latencies: how long each id takes; ids not in the table take 10 ms.

@@ -89,8 +89,8 @@ public final class ThumbnailServer: Sendable {
 
     private let replies: [String: Reply]
     private let latency: Duration
-    private let requested = Locked<[String]>([])
-    private let answered = Locked<[String]>([])
+    private let requested = QuietLocked<[String]>([])
+    private let answered = QuietLocked<[String]>([])
 
     /// - Parameter replies: ids not in the table get `.notFound`.
     public init(replies: [String: Reply], latency: Duration = .milliseconds(20)) {

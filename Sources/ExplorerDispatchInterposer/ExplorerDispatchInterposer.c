@@ -16,6 +16,42 @@
 #endif
 #include "ExplorerDispatchInterposer.h"
 #include "Interposing.h"
+#include <dlfcn.h>
+#include <stdbool.h>
+
+static _Thread_local const void *current_run;
+static _Thread_local bool filtering_releases;
+
+typedef void (*tsan_function)(const void *);
+static tsan_function original_release;
+
+// A release on static storage — a `swift_once` predicate, a runtime cache's — is dropped on a
+// lane; one on the heap (a task, a job, a continuation: the runtime's own ordering of a task's
+// steps) passes.
+static void filtered_release(const void *address) {
+    if (!original_release) return;
+    if (filtering_releases) {
+        Dl_info info;
+        if (dladdr(address, &info) && info.dli_fname) return;
+    }
+    original_release(address);
+}
+
+void workbook_explorer_filter_runtime_releases(bool on) {
+    static int installed;  // first call: on the driver thread, before any lane runs a job
+    if (!__atomic_load_n(&installed, __ATOMIC_ACQUIRE)) {
+        tsan_function *slot = (tsan_function *)dlsym(RTLD_DEFAULT, "_swift_tsan_release");
+        if (slot && *slot && *slot != filtered_release) {
+            original_release = *slot;
+            *slot = filtered_release;
+        }
+        __atomic_store_n(&installed, 1, __ATOMIC_RELEASE);
+    }
+    filtering_releases = on;
+}
+
+void workbook_explorer_set_current_run(const void *run) { current_run = run; }
+const void *workbook_explorer_current_run(void) { return current_run; }
 
 #if defined(__linux__)
 #include <dlfcn.h>

@@ -55,6 +55,19 @@ public func checkExplored(
         // For tuning budgets: how far each search went.
         Console.error("explored \(property.id): \(result.schedulesRun) schedules in \(String(format: "%.3f", result.seconds)) s, every schedule: \(result.depth.everySchedule), complete bound: \(result.depth.completeBound.map(String.init) ?? "none"), failed: \(result.failure != nil)")
     }
+    // Layer 2 for async code: on the driver thread TSan sees one thread and no race. When the
+    // search passed, a few of its schedules run again with each task on a thread of its own,
+    // ordered only by what the code orders; a race halts the process with TSan's report, and
+    // the journal names the schedule it happened in.
+    if result.failure == nil, result.sharedState == nil, RaceDetector.isActive {
+        var threaded = budget
+        threaded.tasksOnOwnThreads = true
+        threaded.maxSchedules = 3
+        let lane = Explorer.explore(.exhaustive(maxPreemptions: 1), budget: threaded, judged)
+        if ProcessInfo.processInfo.environment["WORKBOOK_EXPLORER_STATS"] != nil {
+            Console.error("  on threads of their own: \(lane.schedulesRun) schedules in \(String(format: "%.3f", lane.seconds)) s, failed: \(lane.failure != nil)")
+        }
+    }
     // With work from outside the run (a callback on a Dispatch queue), a replay may differ by
     // timing alone: that is no proof of shared state, and a correct answer must not fail on it.
     if result.sharedState != nil, result.uncontrolled.isEmpty {

@@ -44,6 +44,10 @@ public enum Explorer {
         /// How long one step may run before it is reported as blocked (its thread waits for
         /// something only another step could give).
         public var blockedStepSeconds: Double = 2
+        /// Runs each task's jobs on a thread of its own (still one at a time, as chosen), so
+        /// ThreadSanitizer can see two tasks touch the same memory with nothing ordering them.
+        /// Slower: for a few schedules after a search, in a process with TSan.
+        public var tasksOnOwnThreads = false
 
         /// `foreignWaitSeconds`: a callback from a Dispatch queue or a thread may take its time
         /// (a slow network fake: half a second); a deadlock is reported after this long.
@@ -179,16 +183,18 @@ public enum Explorer {
     static func runOnce<C: Chooser>(_ chooser: inout C, search: Search, budget: Budget, stopBefore: Int? = nil,
                                     _ body: @escaping Body) -> ScheduleReport {
         precondition(RuntimeHooks.available, "the Swift runtime does not offer swift_task_enqueueGlobal_hook")
-        let run = ScheduleRun(stepCap: budget.maxStepsPerSchedule, foreignWaitSeconds: budget.foreignWaitSeconds)
+        let run = ScheduleRun(stepCap: budget.maxStepsPerSchedule, foreignWaitSeconds: budget.foreignWaitSeconds,
+                              tasksOnOwnThreads: budget.tasksOnOwnThreads)
         DriverThread.drive(run)
         defer { DriverThread.drive(nil) }
-        Task(executorPreference: run) {
+        let root: @Sendable () async -> Void = {
             do {
                 run.finishRoot(.completed(try await body()))
             } catch {
                 run.finishRoot(.failed(String(describing: error)))
             }
         }
+        Task(executorPreference: run, operation: root)
         return run.drive(&chooser, search: search, stopBefore: stopBefore)
     }
 
@@ -312,10 +318,30 @@ public enum Explorer {
     }
 }
 
+/// The explorer's own shared state. Its lock is `quietly` taken: code on the explorer's lanes
+/// (`TaskLanes`) calls in here, and must not be ordered by it.
 final class LockedBox<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
     init(_ value: Value) { self.value = value }
-    func set(_ newValue: Value) { lock.lock(); value = newValue; lock.unlock() }
-    func get() -> Value { lock.lock(); defer { lock.unlock() }; return value }
+    func set(_ newValue: Value) { update { $0 = newValue } }
+    func get() -> Value { update { $0 } }
+    func update<R>(_ body: (inout Value) -> R) -> R {
+        RaceDetector.quietly {
+            lock.lock()
+            defer { lock.unlock() }
+            return body(&value)
+        }
+    }
+}
+
+extension NSLocking {
+    /// Runs `body` holding the lock, which ThreadSanitizer does not see (see `LockedBox`).
+    func quietly<R>(_ body: () throws -> R) rethrows -> R {
+        try RaceDetector.quietly {
+            lock()
+            defer { unlock() }
+            return try body()
+        }
+    }
 }

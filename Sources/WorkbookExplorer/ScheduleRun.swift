@@ -88,9 +88,12 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
 
     let stepCap: Int
     let foreignWaitSeconds: Double
-    init(stepCap: Int, foreignWaitSeconds: Double) {
+    /// Set when each task's jobs run on a thread of its own (for ThreadSanitizer).
+    private let lanes: TaskLanes?
+    init(stepCap: Int, foreignWaitSeconds: Double, tasksOnOwnThreads: Bool = false) {
         self.stepCap = stepCap
         self.foreignWaitSeconds = foreignWaitSeconds
+        lanes = tasksOnOwnThreads ? TaskLanes() : nil
     }
 
     // MARK: TaskExecutor
@@ -99,7 +102,11 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
 
     /// Adds a job; from a thread other than the driver it is noted as uncontrolled.
     func add(_ job: UnownedJob, isolatedToMain: Bool = false) {
-        lock.lock()
+        if lanes != nil { RaceDetector.happensBefore(address: unsafeBitCast(job, to: UnsafeRawPointer.self)) }
+        lock.quietly { addLocked(job, isolatedToMain: isolatedToMain) }
+    }
+
+    private func addLocked(_ job: UnownedJob, isolatedToMain: Bool) {
         jobSerial += 1
         let key = EntityKey(job, serial: jobSerial)
         ready.append(Entry(job: job, key: key, onMainActor: isolatedToMain))
@@ -110,11 +117,11 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
             foreignArrivals.append("a job was enqueued from another thread (a callback on a Dispatch queue, the main actor, or a thread of your own)")
             lock.broadcast()
         }
-        lock.unlock()
     }
 
-    /// A job the runtime wants run after `delay` (driver thread only).
+    /// A job the runtime wants run after `delay` (a thread running the run's jobs).
     func addTimer(_ job: UnownedJob, after delay: Duration) {
+        if lanes != nil { RaceDetector.happensBefore(address: unsafeBitCast(job, to: UnsafeRawPointer.self)) }
         clock.add(.job(job), after: delay, owner: running)
     }
 
@@ -131,19 +138,14 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
     var runningKey: EntityKey? { running }
 
     /// Whether the driver has nothing to run and is waiting for work from another thread.
-    var isAwaitingForeignWork: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return awaitingForeignWork
-    }
+    var isAwaitingForeignWork: Bool { lock.quietly { awaitingForeignWork } }
 
     /// Whether `job` is one of this run's tasks.
     func owns(_ job: UnownedJob) -> Bool {
-        let id = taskID(of: job)
-        guard id != 0 else { return false }
-        lock.lock()
-        defer { lock.unlock() }
-        return knownTasks.contains(id)
+        lock.quietly {
+            let id = taskID(of: job)
+            return id != 0 && knownTasks.contains(id)
+        }
     }
 
     // MARK: Driving
@@ -151,9 +153,7 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
     func finishRoot(_ outcome: ScheduleOutcome) { rootResult = outcome }
 
     func checkpoint(_ label: String) {
-        progressLock.lock()
-        stepCheckpoints.append(label)
-        progressLock.unlock()
+        progressLock.quietly { stepCheckpoints.append(label) }
         if let running { lastCheckpoint[running] = label }
     }
 
@@ -164,9 +164,7 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
     }
 
     func nameNextTasks(_ names: [String]) {
-        lock.lock()
-        namesForNewTasks += names
-        lock.unlock()
+        lock.quietly { namesForNewTasks += names }
     }
 
     /// Runs steps until nothing is ready and no timer is pending, then reports.
@@ -189,7 +187,7 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
                     // Nothing else can run: wake those waiting for that moment (they become ready).
                     let waiters = quietWaiters
                     quietWaiters = []
-                    for waiter in waiters { waiter.resume() }
+                    resumeElsewhere { for waiter in waiters { waiter.resume() } }
                     continue
                 }
                 if rootResult != nil { break }
@@ -256,20 +254,15 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
             runningStep = (StepRecord(candidates: keys, mainActor: mainActor, choice: choice, defaultChoice: defaultIndex, checkpoints: []), Date())
             progressLock.unlock()
             if choice < candidates.count {
-                lock.lock()  // foreign arrivals only append, so the index still holds
-                let entry = ready.remove(at: candidates[choice])
-                lock.unlock()
-                if entry.onMainActor {
-                    // On the driver thread the main actor's executor is `ExplorerMainActor` where the
-                    // runtime has the hook for it, else the runtime's own: isolation holds either way.
-                    entry.job.runSynchronously(isolatedTo: MainActor.sharedUnownedExecutor, taskExecutor: asUnownedTaskExecutor())
-                } else {
-                    entry.job.runSynchronously(on: asUnownedTaskExecutor())
-                }
+                // Foreign arrivals only append, so the index still holds.
+                let entry = lock.quietly { ready.remove(at: candidates[choice]) }
+                // On the driver thread the main actor's executor is `ExplorerMainActor` where the
+                // runtime has the hook for it, else the runtime's own: isolation holds either way.
+                runJob(entry.job, task: entry.key.task, onMainActor: entry.onMainActor)
             } else {
                 switch clock.fire(due[choice - candidates.count]) {
-                case let .job(job): job.runSynchronously(on: asUnownedTaskExecutor())
-                case let .continuation(continuation): continuation.resume(returning: ())
+                case let .job(job): runJob(job, task: taskID(of: job), onMainActor: false)
+                case let .continuation(continuation): resumeElsewhere { continuation.resume(returning: ()) }
                 }
             }
             running = nil
@@ -281,6 +274,7 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
             previous = key
             if records.count >= stepCap { outcome = .livelock(steps: records.count) }
         }
+        lanes?.finish()
         let final = outcome ?? rootResult ?? .deadlock(waiting(records).map(describe))
         lock.lock()
         let uncontrolled = foreignArrivals
@@ -289,6 +283,24 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
         if case .deadlock = final { left = waiting(records) }
         return ScheduleReport(outcome: final, table: stepTable(records), token: ReplayToken(choices: records.map(\.choice)),
                               uncontrolled: Array(Set(uncontrolled)).sorted(), search: search, waiting: left, nextKey: nextKey)
+    }
+
+    /// Resumes what waits for the run (a timer's sleeper, those waiting for quiet): here, or on
+    /// a lane of its own.
+    private func resumeElsewhere(_ resume: @escaping @Sendable () -> Void) {
+        if let lanes { lanes.runElsewhere(for: self, resume) } else { resume() }
+    }
+
+    /// Runs one job: here, or on the lane of its task.
+    private func runJob(_ job: UnownedJob, task: UInt64, onMainActor: Bool) {
+        let executor = asUnownedTaskExecutor()
+        let body: @Sendable (UnownedJob) -> Void
+        if onMainActor {
+            body = { job in job.runSynchronously(isolatedTo: MainActor.sharedUnownedExecutor, taskExecutor: executor) }
+        } else {
+            body = { job in job.runSynchronously(on: executor) }
+        }
+        if let lanes { lanes.run(job, task: task, for: self, body) } else { body(job) }
     }
 
     /// If the step running now began more than `seconds` ago: the schedule up to and including

@@ -25,12 +25,12 @@ final class VirtualTimeline: @unchecked Sendable {  // the driver thread; `cance
     private var order = 0
     private var virtualNow: Duration = .zero
 
-    var now: Duration { lock.withLock { virtualNow } }
+    var now: Duration { lock.quietly { virtualNow } }
 
     /// Sets a timer; returns its number (for `cancel`).
     @discardableResult
     func add(_ wake: Wake, after delay: Duration, owner: EntityKey?) -> Int {
-        lock.withLock {
+        lock.quietly {
             order += 1
             timers.append(Timer(deadline: virtualNow + max(.zero, delay), order: order, wake: wake, owner: owner))
             return order
@@ -41,7 +41,7 @@ final class VirtualTimeline: @unchecked Sendable {  // the driver thread; `cance
     /// deadline — if that deadline has come, or `advancing` (nothing else is ready, so the clock
     /// may jump to it).
     func due(advancing: Bool) -> [Timer] {
-        lock.withLock {
+        lock.quietly {
             guard !timers.isEmpty else { return [] }
             var earliest = timers[0].deadline
             for timer in timers where timer.deadline < earliest { earliest = timer.deadline }
@@ -52,7 +52,7 @@ final class VirtualTimeline: @unchecked Sendable {  // the driver thread; `cance
 
     /// Removes `timer` and advances the time to its deadline.
     func fire(_ timer: Timer) -> Wake {
-        lock.withLock {
+        lock.quietly {
             timers.removeAll { $0.order == timer.order }
             virtualNow = max(virtualNow, timer.deadline)
             return timer.wake
@@ -62,7 +62,7 @@ final class VirtualTimeline: @unchecked Sendable {  // the driver thread; `cance
     /// A sleeper's task was cancelled: its timer goes, and it wakes at once with
     /// `CancellationError` (it becomes ready like any resumed task).
     func cancel(_ number: Int) {
-        let removed: Timer? = lock.withLock {
+        let removed: Timer? = lock.quietly {
             guard let index = timers.firstIndex(where: { $0.order == number }) else { return nil }
             return timers.remove(at: index)
         }

@@ -11,3 +11,19 @@ typedef bool (*workbook_explorer_job_taker)(void *job, int64_t delay_nanoseconds
 
 /// Makes the calling thread a driver (`taker` non-null) or not. Thread-local.
 void workbook_explorer_drive_jobs(workbook_explorer_job_taker taker);
+
+/// The run the calling thread runs jobs of (an unretained `ScheduleRun`), or null. A C
+/// thread-local: reading it takes no lock and runs no one-time initializer, either of which
+/// ThreadSanitizer would take as ordering between the threads that read it.
+void workbook_explorer_set_current_run(const void *run);
+const void *workbook_explorer_current_run(void);
+
+/// While the calling thread runs a job on one of the explorer's lanes (`on`), the Swift
+/// runtime's releases (`_swift_tsan_release`) on static storage are not passed to
+/// ThreadSanitizer. Every `swift_once` — a lazy global, the runtime's conformance cache, its
+/// default executor — acquires and releases its predicate, so each one ordered every thread
+/// that touched the same global after every thread before it: two tasks that both sleep or
+/// cast were ordered for TSan though nothing of theirs was. Releases on the heap (a task, a
+/// job, a continuation) pass, and so do all acquires (a global made by the driver is seen
+/// made). Installed on first use; does nothing where the runtime does not export the pointer.
+void workbook_explorer_filter_runtime_releases(bool on);

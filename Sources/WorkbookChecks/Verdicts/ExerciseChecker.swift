@@ -106,13 +106,18 @@ public struct ExerciseChecker: Sendable {
         return Verdict(exercise: exercise, status: .done, report: confirmed.report + "\n" + note)
     }
 
-    /// A crash inside an explored schedule: the step it died in and the schedule's replay token,
+    /// A crash or a race inside an explored schedule: the step it happened in and the schedule's replay token,
     /// from the journal the runner kept (nothing to add for any other verdict).
     func withSchedule(_ verdict: Verdict, journal: String) -> Verdict {
-        guard verdict.failedProperty == VerdictProperty.crash, let token = ScheduleJournal.read(path: journal) else { return verdict }
-        let line = terminal.paint(t(Localized(
-            "  It crashed in step \(token.choices.count) of a schedule the explorer was running. Replay token: \(token)",
-            ja: "  エクスプローラが実行していたスケジュールのステップ \(token.choices.count) でクラッシュしました。リプレイトークン: \(token)")), .yellow)
+        let property = verdict.failedProperty
+        guard property == VerdictProperty.crash || property == VerdictProperty.dataRace,
+              let token = ScheduleJournal.read(path: journal) else { return verdict }
+        let text = property == VerdictProperty.crash
+            ? Localized("  It crashed in step \(token.choices.count) of a schedule the explorer was running. Replay token: \(token)",
+                        ja: "  エクスプローラが実行していたスケジュールのステップ \(token.choices.count) でクラッシュしました。リプレイトークン: \(token)")
+            : Localized("  It happened in step \(token.choices.count) of a schedule the explorer ran with each task on a thread of its own, so that ThreadSanitizer could see which of them touched what. Replay token: \(token)",
+                        ja: "  エクスプローラが各タスクをそれぞれ専用のスレッドで動かしたスケジュールの、ステップ \(token.choices.count) で起きました（どのタスクが何に触れたかを ThreadSanitizer が見られるようにするためです）。リプレイトークン: \(token)")
+        let line = terminal.paint(t(text), .yellow)
         return Verdict(exercise: verdict.exercise, status: verdict.status, failedProperty: verdict.failedProperty, report: verdict.report + "\n" + line)
     }
 
@@ -226,7 +231,9 @@ public struct ExerciseChecker: Sendable {
     /// A ThreadSanitizer finding in the learner's words: both places, their source lines, and
     /// the variable they share when the two lines name one.
     func describe(_ report: SanitizerReport) -> (property: String, reason: Localized, details: [String]) {
-        let variable = sharedVariable(report.accesses.compactMap(\.place))
+        // The variable both lines name, else the one the raced-on object was made for.
+        let made = report.allocation.flatMap { place in place.line.flatMap { assignedVariable(place.file, line: $0) }.map { (place, $0) } }
+        let variable = sharedVariable(report.accesses.compactMap(\.place)) ?? made?.1
         var details: [String] = []
         for access in report.accesses {
             let verb = access.isWrite ? Localized("written", ja: "書き込み") : Localized("read", ja: "読み取り")
@@ -238,7 +245,8 @@ public struct ExerciseChecker: Sendable {
             }
             // TSan may give no line for a closure's frame; the function's body line that names
             // the shared variable is the best stand-in, marked "near".
-            let (line, exact) = place.line.map { ($0, true) } ?? (nearestLine(in: place, mentioning: variable).map { ($0, false) } ?? (nil, false))
+            let after = made.flatMap { $0.0.file == place.file ? $0.0.line : nil }
+            let (line, exact) = place.line.map { ($0, true) } ?? (nearestLine(in: place, mentioning: variable, after: after).map { ($0, false) } ?? (nil, false))
             let at = line.map { exact ? ":\($0)" : Localized(" near line \($0)", ja: " の \($0) 行付近").text(language) } ?? ""
             // In Japanese the function is marked as code: its name and types stay in English.
             details.append(t(Localized("\(verb.en) at \(place.file)\(at) in \(place.function), by \(thread.en)",
@@ -268,7 +276,7 @@ public struct ExerciseChecker: Sendable {
 
     /// For a frame without a line: the first line of the function's body (from its `func` to the
     /// next `func`) that names `variable`, else the `func` line itself.
-    func nearestLine(in place: SanitizerReport.Place, mentioning variable: String?) -> Int? {
+    func nearestLine(in place: SanitizerReport.Place, mentioning variable: String?, after made: Int? = nil) -> Int? {
         guard let lines = sourceLines(place.file) else { return nil }
         // "closure in SafeCounter.increment(String)" → "increment"
         let qualified = place.function.components(separatedBy: " in ").last ?? place.function
@@ -276,7 +284,9 @@ public struct ExerciseChecker: Sendable {
         guard let name = beforeParenthesis.split(separator: ".").last.map(String.init), !name.isEmpty else { return nil }
         guard let declaration = lines.firstIndex(where: { $0.range(of: "func \(name)\\b", options: .regularExpression) != nil }) else { return nil }
         if let variable {
-            for index in (declaration + 1)..<lines.count {
+            // After the line that made the object, when it is in this function: its uses.
+            let start = made.map { max(declaration + 1, $0) } ?? declaration + 1
+            for index in start..<lines.count {
                 if lines[index].contains("func ") { break }
                 if lines[index].range(of: "\\b\(variable)\\b", options: .regularExpression) != nil { return index + 1 }
             }
@@ -292,6 +302,14 @@ public struct ExerciseChecker: Sendable {
     private func sourceLine(_ file: String, _ number: Int) -> String? {
         guard let lines = sourceLines(file), number >= 1, number <= lines.count else { return nil }
         return "\(number) | " + lines[number - 1].trimmingCharacters(in: .whitespaces)
+    }
+
+    /// The name line `line` of `file` gives a new object: `let results = Results()` → `results`.
+    func assignedVariable(_ file: String, line: Int) -> String? {
+        guard let text = sourceLine(file, line),
+              let match = text.range(of: #"\b(let|var)\s+([A-Za-z_][A-Za-z0-9_]*)\s*(:[^=]*)?="#, options: .regularExpression) else { return nil }
+        let declaration = text[match].split(whereSeparator: { $0 == " " || $0 == ":" || $0 == "=" })
+        return declaration.count >= 2 ? String(declaration[1]) : nil
     }
 
     /// A stored `var` of the learner's file that both racing lines mention, if there is one.

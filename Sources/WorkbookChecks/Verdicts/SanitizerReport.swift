@@ -36,6 +36,9 @@ public struct SanitizerReport: Sendable, Equatable {
     public let accesses: [Access]
     /// Every learner frame in the report, innermost first, for reports that are not races.
     public let learnerPlaces: [Place]
+    /// Where the memory raced on was made, when the learner's code made it ("Location is heap
+    /// block … allocated by thread T4:" and its frames).
+    public var allocation: Place? = nil
 
     public var isDataRace: Bool { kind.contains("race") }
 
@@ -49,6 +52,8 @@ public struct SanitizerReport: Sendable, Equatable {
         var accesses: [Access] = []
         var allPlaces: [Place] = []
         var current: (description: String, thread: String, frames: [Place])?
+        var allocation: Place?
+        var inAllocation = false
         func closeAccess() {
             guard let open = current else { return }
             let place = open.frames.first { $0.line != nil } ?? open.frames.first
@@ -63,6 +68,7 @@ public struct SanitizerReport: Sendable, Equatable {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if line.hasPrefix("  ") && !line.hasPrefix("    ") {
                 closeAccess()
+                inAllocation = trimmed.hasPrefix("Location is heap block")
                 // "Read of size 8 at 0x… by thread T2:" / "Previous write of size 8 at … by main thread:"
                 if let by = trimmed.range(of: " by "), trimmed.hasSuffix(":"),
                    trimmed.contains(" at 0x") || trimmed.contains("access"),
@@ -75,11 +81,15 @@ public struct SanitizerReport: Sendable, Equatable {
                 continue
             }
             guard trimmed.hasPrefix("#"), let place = place(inFrame: trimmed, learnerFolder: learnerFolder) else { continue }
+            if inAllocation {
+                if allocation == nil, place.line != nil { allocation = place }
+                continue
+            }
             allPlaces.append(place)
             current?.frames.append(place)
         }
         closeAccess()
-        return SanitizerReport(kind: kind, accesses: accesses, learnerPlaces: allPlaces)
+        return SanitizerReport(kind: kind, accesses: accesses, learnerPlaces: allPlaces, allocation: allocation)
     }
 
     /// `#0 $s9Exercises…F /path/exercises/Exercises/01-gcd/X.swift:15:15 (exercise-runner+0x…)` → a place.

@@ -336,3 +336,25 @@ struct NestedIfs: CompletionToAsyncProtocol {
         }
     }
 }
+
+/// Keeps the thumbnails it made in a cache the compiler was told is safe: two calls at once
+/// write the same dictionary, nothing ordering them.
+struct RacyCache: CompletionToAsyncProtocol {
+    final class Cache: @unchecked Sendable {
+        var thumbnails: [String: Thumbnail] = [:]
+    }
+    private let server: ThumbnailServer
+    private let cache = Cache()
+    init(server: ThumbnailServer) { self.server = server }
+
+    func thumbnail(for id: String) async throws -> Thumbnail {
+        if let cached = cache.thumbnails[id] { return cached }
+        let thumbnail = try await referenceThumbnail(server, id)
+        cache.thumbnails[id] = thumbnail
+        return thumbnail
+    }
+
+    func thumbnail(for id: String, completion: @escaping @Sendable (Result<Thumbnail, any Error>) -> Void) {
+        completeOnce({ try await thumbnail(for: id) }, completion)
+    }
+}

@@ -279,3 +279,27 @@ struct ResultsWithCancelAllGallery: OrderedThumbnailsProtocol {
         return thumbnails.map { $0! }
     }
 }
+
+/// Each child puts its own thumbnail into a shared list the compiler was told is safe; the
+/// window and the order are right, but two children append at once.
+struct RacySharedResults: OrderedThumbnailsProtocol {
+    final class Results: @unchecked Sendable {
+        var loaded: [(index: Int, thumbnail: Thumbnail)] = []
+    }
+    func thumbnails(for ids: [String], maxInFlight: Int, loader: ThumbnailLoader) async throws -> [Thumbnail] {
+        let results = Results()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, id) in ids.enumerated() {
+                if index >= maxInFlight { try await group.next() }
+                group.addTask {
+                    let thumbnail = try await loader.thumbnail(for: id)
+                    results.loaded.append((index, thumbnail))
+                }
+            }
+            try await group.waitForAll()
+        }
+        var ordered = [Thumbnail?](repeating: nil, count: ids.count)
+        for (index, thumbnail) in results.loaded { ordered[index] = thumbnail }
+        return ordered.map { $0! }
+    }
+}

@@ -297,3 +297,36 @@ struct LockAcrossPresent: SequentialPresenterProtocol {
         for screen in screens { try await present(screen) }
     }
 }
+
+/// Keeps a history of what it showed, in a class the compiler was told is safe. The dismiss
+/// handler notes "gone" after it resumes the loop, and the loop, resumed, notes the next screen
+/// at the same moment on another thread: two appends to one array, nothing ordering them.
+struct RacyHistory: SequentialPresenterProtocol {
+    final class History: @unchecked Sendable {
+        var events: [String] = []
+    }
+    let host: ScreenHost
+    let history = History()
+    init(host: ScreenHost) { self.host = host }
+
+    func present(_ screen: Screen) async throws {
+        try Task.checkCancellation()
+        history.events.append("\(screen.name) up")
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                host.present(screen) {
+                    continuation.resume()
+                    history.events.append("\(screen.name) gone")
+                }
+                if Task.isCancelled { host.dismiss(screen) }
+            }
+        } onCancel: {
+            host.dismiss(screen)
+        }
+        try Task.checkCancellation()
+    }
+
+    func presentAll(_ screens: [Screen]) async throws {
+        for screen in screens { try await present(screen) }
+    }
+}

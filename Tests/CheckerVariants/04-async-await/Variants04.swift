@@ -39,6 +39,9 @@ let variants04: [VariantRegistration] = [
     .init("CompletionToAsync.sharedPendingHandler", "one handler kept in an actor, replaced by the next call's", breaks: CompletionToAsyncCheck.callsIndependent) {
         CompletionToAsyncCheck.run { SharedPendingHandler(server: $0) }
     },
+    .init("CompletionToAsync.racyCache", "a cache of thumbnails in an @unchecked Sendable class: two calls write it at once", breaks: VerdictProperty.dataRace) {
+        CompletionToAsyncCheck.run { RacyCache(server: $0) }
+    },
     .init("CompletionToAsync.continuationsIgnoreCancel", "continuations around the callbacks, and nothing looks at the caller's cancel", breaks: CompletionToAsyncCheck.errorReachesCaller) {
         CompletionToAsyncCheck.run { ContinuationsIgnoreCancel(server: $0) }
     },
@@ -83,6 +86,9 @@ let variants04: [VariantRegistration] = [
     .init("OrderedThumbnails.ignoresShortList", "the first maxInFlight started by index, fewer ids than that", breaks: VerdictProperty.crash) {
         OrderedThumbnailsCheck.run { IgnoresShortListGallery() }
     },
+    .init("OrderedThumbnails.racySharedResults", "children append to a shared @unchecked Sendable list", breaks: VerdictProperty.dataRace) {
+        OrderedThumbnailsCheck.run { RacySharedResults() }
+    },
     .init("OrderedThumbnails.nextWhenFull", "a correct answer: group.next() when the window is full, a dictionary by index", breaks: passesTheCheck) {
         OrderedThumbnailsCheck.run { NextWhenFullGallery() }
     },
@@ -123,6 +129,9 @@ let variants04: [VariantRegistration] = [
     },
     .init("SequentialPresenter.asksIsCancelledInHandler", "the dismiss handler resumes by Task.isCancelled, of the wrong task", breaks: SequentialPresenterCheck.cancellationThrown) {
         SequentialPresenterCheck.run { AsksIsCancelledInHandler(host: $0) }
+    },
+    .init("SequentialPresenter.racyHistory", "a history array appended by the dismiss handler after it resumes, and by the loop", breaks: VerdictProperty.dataRace) {
+        SequentialPresenterCheck.run { RacyHistory(host: $0) }
     },
     .init("SequentialPresenter.recursiveChecked", "a correct answer: a throwing continuation, the task's own check after it, a recursive presentAll", breaks: passesTheCheck) {
         SequentialPresenterCheck.run { RecursiveChecked(host: $0) }

@@ -182,7 +182,7 @@ public enum CompletionToAsyncCheck {
         }, budget: budget, classify: { $0 == once ? .acceptable : .forbidden }) {
             nameTask(callerTask)
             let fetcher = make(server())
-            let calls = Locked<[String]>([])
+            let calls = QuietLocked<[String]>([])
             fetcher.thumbnail(for: id) { result in
                 checkpoint("completion(…)")
                 calls.withLock { $0.append(text(result)) }
@@ -207,7 +207,7 @@ public enum CompletionToAsyncCheck {
         }, budget: budget, classify: { $0 == want ? .acceptable : .forbidden }) {
             nameTask(callerTask)
             let fetcher = make(server())
-            let calls = Locked<[String: [String]]>([:])
+            let calls = QuietLocked<[String: [String]]>([:])
             for id in ["cat", "missing"] {
                 fetcher.thumbnail(for: id) { result in
                     checkpoint("completion(…) of \"\(id)\"")

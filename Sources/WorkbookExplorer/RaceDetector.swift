@@ -106,6 +106,11 @@ public enum RaceDetector {
     public static func happensAfter(_ token: HappensBeforeToken) {
         entry?.happensAfter(nil, 0, token.address)
     }
+
+    /// The edge an executor gives a job: enqueueing it happens before it runs (the explorer's
+    /// threads, `TaskLanes`).
+    static func happensBefore(address: UnsafeRawPointer) { entry?.happensBefore(nil, 0, address) }
+    static func happensAfter(address: UnsafeRawPointer) { entry?.happensAfter(nil, 0, address) }
 }
 
 /// A distinct address that names one happens-before edge for TSan (see `RaceDetector`).
