@@ -19,6 +19,20 @@
 #include <dlfcn.h>
 #include <stdbool.h>
 
+#include <pthread.h>
+#include <string.h>
+
+void workbook_explorer_name_thread(const char *name) {
+    char shortened[16];
+    strncpy(shortened, name, sizeof shortened - 1);
+    shortened[sizeof shortened - 1] = 0;
+#if defined(__APPLE__)
+    pthread_setname_np(shortened);
+#else
+    pthread_setname_np(pthread_self(), shortened);
+#endif
+}
+
 static _Thread_local const void *current_run;
 static _Thread_local bool filtering_releases;
 

@@ -161,6 +161,7 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
 
     func nameCurrent(_ name: String) {
         if let running { names[running] = name }
+        if lanes != nil { TaskLanes.nameThisThread(name) }  // on the task's lane: its thread takes the name
     }
 
     func nameNextTasks(_ names: [String]) {
@@ -300,7 +301,13 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
         } else {
             body = { job in job.runSynchronously(on: executor) }
         }
-        if let lanes { lanes.run(job, task: task, for: self, body) } else { body(job) }
+        if let lanes {
+            let key = running
+            let name = key.flatMap { key in names[key] ?? lock.quietly { namedOnArrival[key] } }
+            lanes.run(job, task: task, named: name, for: self, body)
+        } else {
+            body(job)
+        }
     }
 
     /// If the step running now began more than `seconds` ago: the schedule up to and including

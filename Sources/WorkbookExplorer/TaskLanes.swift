@@ -20,7 +20,10 @@ final class TaskLanes: @unchecked Sendable {  // driver thread only; lanes hand 
 
     /// Runs `job` on the lane of `task` (a lane of its own when `task` is 0: an actor's drain)
     /// and returns when it has run.
-    func run(_ job: UnownedJob, task: UInt64, for run: ScheduleRun, _ body: @escaping @Sendable (UnownedJob) -> Void) {
+    /// `name`: what the task is called in reports, if it has a name yet — the lane thread takes
+    /// it, so ThreadSanitizer's report says which task touched what.
+    func run(_ job: UnownedJob, task: UInt64, named name: String?, for run: ScheduleRun,
+             _ body: @escaping @Sendable (UnownedJob) -> Void) {
         let lane: Lane
         if task != 0, let known = lanes[task] {
             lane = known
@@ -28,7 +31,18 @@ final class TaskLanes: @unchecked Sendable {  // driver thread only; lanes hand 
             lane = fresh()
             if task != 0 { lanes[task] = lane }
         }
-        lane.run(after: unsafeBitCast(job, to: UnsafeRawPointer.self), driving: run) { body(job) }
+        lane.run(after: unsafeBitCast(job, to: UnsafeRawPointer.self), driving: run) {
+            TaskLanes.nameThisThread(name ?? "explorer-lane")  // never a name left from another task
+            body(job)
+        }
+    }
+
+    /// Names the calling lane thread after a task (English, at most 15 bytes: the system's limit).
+    static func nameThisThread(_ label: String) {
+        let english = BilingualLabel.english(label)
+        var name = ""
+        for character in english where character.isASCII && name.utf8.count < 15 { name.append(character) }
+        RaceDetector.quietly { workbook_explorer_name_thread(name) }
     }
 
     /// Runs `work` — a timer's wake-up: resuming a sleeper — on a lane of its own, as a timer

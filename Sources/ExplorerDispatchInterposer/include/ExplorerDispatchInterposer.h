@@ -27,3 +27,6 @@ const void *workbook_explorer_current_run(void);
 /// job, a continuation) pass, and so do all acquires (a global made by the driver is seen
 /// made). Installed on first use; does nothing where the runtime does not export the pointer.
 void workbook_explorer_filter_runtime_releases(bool on);
+
+/// Names the calling thread (at most 15 bytes are kept), so ThreadSanitizer's reports name it.
+void workbook_explorer_name_thread(const char *name);

@@ -234,24 +234,43 @@ public struct ExerciseChecker: Sendable {
         // The variable both lines name, else the one the raced-on object was made for.
         let made = report.allocation.flatMap { place in place.line.flatMap { assignedVariable(place.file, line: $0) }.map { (place, $0) } }
         let variable = sharedVariable(report.accesses.compactMap(\.place)) ?? made?.1
+        // Lines first — an access with its own line, then a closure's — shown in TSan's order.
+        var lines: [Int: (line: Int, exact: Bool)] = [:]
+        var placed: [(function: String, line: Int)] = []
+        for (index, access) in report.accesses.enumerated().sorted(by: { !$0.1.isClosure && $1.1.isClosure }) {
+            guard let place = access.place else { continue }
+            // TSan may give no line for a closure's frame; the function's body line that names
+            // the shared variable is the best stand-in, marked "near".
+            var after = made.flatMap { $0.0.file == place.file ? $0.0.line : nil }
+            // A closure's access is not its enclosing function's own: past the line an access of
+            // that function already stands at, look for the next use.
+            if access.isClosure {
+                let enclosing = String(place.function.dropFirst("closure in ".count))
+                if let taken = placed.filter({ $0.function == enclosing || $0.function == place.function }).map(\.line).max() {
+                    after = max(after ?? 0, taken + 1)
+                }
+            }
+            if let line = place.line {
+                lines[index] = (line, true)
+            } else if let near = nearestLine(in: place, mentioning: variable, after: after) {
+                lines[index] = (near, false)
+            }
+            if let found = lines[index] { placed.append((place.function, found.line)) }
+        }
         var details: [String] = []
-        for access in report.accesses {
+        for (index, access) in report.accesses.enumerated() {
             let verb = access.isWrite ? Localized("written", ja: "書き込み") : Localized("read", ja: "読み取り")
-            let thread = Self.threadName(access.thread)
+            let thread = Self.threadName(access.thread, task: report.threadNames[access.thread])
             guard let place = access.place else {
                 details.append(t(Localized("\(verb.en) by \(thread.en), outside your file (in a library call you made)",
                                            ja: "\(thread.ja) が\(verb.ja)（あなたのファイルの外、呼び出したライブラリの中）")))
                 continue
             }
-            // TSan may give no line for a closure's frame; the function's body line that names
-            // the shared variable is the best stand-in, marked "near".
-            let after = made.flatMap { $0.0.file == place.file ? $0.0.line : nil }
-            let (line, exact) = place.line.map { ($0, true) } ?? (nearestLine(in: place, mentioning: variable, after: after).map { ($0, false) } ?? (nil, false))
-            let at = line.map { exact ? ":\($0)" : Localized(" near line \($0)", ja: " の \($0) 行付近").text(language) } ?? ""
+            let at = lines[index].map { $0.exact ? ":\($0.line)" : Localized(" near line \($0.line)", ja: " の \($0.line) 行付近").text(language) } ?? ""
             // In Japanese the function is marked as code: its name and types stay in English.
             details.append(t(Localized("\(verb.en) at \(place.file)\(at) in \(place.function), by \(thread.en)",
                                        ja: "\(place.file)\(at) の `\(place.function)` で\(verb.ja)（\(thread.ja)）")))
-            if let line, let text = sourceLine(place.file, line) { details.append("    " + text) }
+            if let line = lines[index]?.line, let text = sourceLine(place.file, line) { details.append("    " + text) }
         }
         guard report.isDataRace else {
             let place = report.learnerPlaces.first.map { "\($0.file):\($0.line.map(String.init) ?? "?") in \($0.function)" } ?? "?"
@@ -267,11 +286,15 @@ public struct ExerciseChecker: Sendable {
             details)
     }
 
-    /// TSan's name for a thread (`thread T2`, `main thread`) in both languages.
-    static func threadName(_ tsan: String) -> Localized {
-        if tsan == "main thread" { return Localized(tsan, ja: "メインスレッド") }
-        if tsan.hasPrefix("thread ") { return Localized(tsan, ja: "スレッド " + tsan.dropFirst("thread ".count)) }
-        return .verbatim(tsan)
+    /// TSan's name for a thread (`thread T2`, `main thread`) in both languages, with the task
+    /// it ran when the explorer named it: thread T5 (task `caller`).
+    static func threadName(_ tsan: String, task: String? = nil) -> Localized {
+        let thread: Localized
+        if tsan == "main thread" { thread = Localized(tsan, ja: "メインスレッド") }
+        else if tsan.hasPrefix("thread ") { thread = Localized(tsan, ja: "スレッド " + tsan.dropFirst("thread ".count)) }
+        else { thread = .verbatim(tsan) }
+        guard let task else { return thread }
+        return Localized("\(thread.en) (task `\(task)`)", ja: "\(thread.ja)、タスク `\(task)`")
     }
 
     /// For a frame without a line: the first line of the function's body (from its `func` to the

@@ -21,6 +21,8 @@ public struct SanitizerReport: Sendable, Equatable {
         public let thread: String
         /// The learner's innermost frame with a line, else their innermost frame.
         public let place: Place?
+        /// Made in a closure, and TSan gave no line for it.
+        var isClosure: Bool { place.map { $0.line == nil && $0.function.hasPrefix("closure in ") } ?? false }
     }
 
     public struct Place: Sendable, Equatable {
@@ -39,6 +41,9 @@ public struct SanitizerReport: Sendable, Equatable {
     /// Where the memory raced on was made, when the learner's code made it ("Location is heap
     /// block … allocated by thread T4:" and its frames).
     public var allocation: Place? = nil
+    /// Names TSan gives threads (`thread T5` → `caller`), where a thread was named after a task
+    /// (the explorer's lanes); other threads' names (the program's, a lane's own) are left out.
+    public var threadNames: [String: String] = [:]
 
     public var isDataRace: Bool { kind.contains("race") }
 
@@ -54,6 +59,7 @@ public struct SanitizerReport: Sendable, Equatable {
         var current: (description: String, thread: String, frames: [Place])?
         var allocation: Place?
         var inAllocation = false
+        var threadNames: [String: String] = [:]
         func closeAccess() {
             guard let open = current else { return }
             let place = open.frames.first { $0.line != nil } ?? open.frames.first
@@ -69,6 +75,13 @@ public struct SanitizerReport: Sendable, Equatable {
             if line.hasPrefix("  ") && !line.hasPrefix("    ") {
                 closeAccess()
                 inAllocation = trimmed.hasPrefix("Location is heap block")
+                // "Thread T5 'caller' (tid=26274, running) created by thread T3 at:"
+                if trimmed.hasPrefix("Thread T"), let open = trimmed.firstIndex(of: "'"),
+                   let close = trimmed[trimmed.index(after: open)...].firstIndex(of: "'") {
+                    let id = trimmed.dropFirst("Thread ".count).prefix { $0 != " " }
+                    let name = String(trimmed[trimmed.index(after: open)..<close])
+                    if !name.isEmpty, !name.contains("runner"), !name.hasPrefix("explorer-") { threadNames["thread \(id)"] = name }
+                }
                 // "Read of size 8 at 0x… by thread T2:" / "Previous write of size 8 at … by main thread:"
                 if let by = trimmed.range(of: " by "), trimmed.hasSuffix(":"),
                    trimmed.contains(" at 0x") || trimmed.contains("access"),
@@ -89,7 +102,7 @@ public struct SanitizerReport: Sendable, Equatable {
             current?.frames.append(place)
         }
         closeAccess()
-        return SanitizerReport(kind: kind, accesses: accesses, learnerPlaces: allPlaces, allocation: allocation)
+        return SanitizerReport(kind: kind, accesses: accesses, learnerPlaces: allPlaces, allocation: allocation, threadNames: threadNames)
     }
 
     /// `#0 $s9Exercises…F /path/exercises/Exercises/01-gcd/X.swift:15:15 (exercise-runner+0x…)` → a place.
