@@ -41,13 +41,18 @@ public struct CheckFailure: Error, Sendable {
     public let tally: OutcomeTally?
     /// For explored code: the failing schedule, with its replay token.
     public let schedule: ScheduleReport?
+    /// For explored code: which of the check's explored cases it was (1-based, in the order they
+    /// run), to replay it alone (`ExploredCases`).
+    public let exploredCase: Int?
 
-    public init(_ property: Property, observed: Localized, events: [Trace.Event] = [], tally: OutcomeTally? = nil, schedule: ScheduleReport? = nil) {
+    public init(_ property: Property, observed: Localized, events: [Trace.Event] = [], tally: OutcomeTally? = nil,
+                schedule: ScheduleReport? = nil, exploredCase: Int? = nil) {
         self.property = property
         self.observed = observed
         self.events = events  // for a schedule, the report draws its steps in the learner's language
         self.tally = tally
         self.schedule = schedule
+        self.exploredCase = exploredCase
     }
 }
 

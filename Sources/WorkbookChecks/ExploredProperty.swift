@@ -27,10 +27,12 @@ public func checkExplored(
         if classify(outcome) == .forbidden { throw InvariantViolation(outcome) }
         return outcome
     }
+    let (number, replayToken, skip) = ExploredCases.begin()
+    if skip { return nil }
     var tally = OutcomeTally(classify: classify)
-    func failure(_ result: Explorer.Result) -> CheckFailure? {
-        for (outcome, count) in result.outcomes { for _ in 0..<count { tally.record(outcome) } }
-        guard let schedule = result.failure else { return nil }
+    func failure(_ schedule: ScheduleReport?, outcomes: [(outcome: String, count: Int)]) -> CheckFailure? {
+        for (outcome, count) in outcomes { for _ in 0..<count { tally.record(outcome) } }
+        guard let schedule else { return nil }
         // In both languages where the explorer says it (a deadlock names who waits, and where).
         let what: String
         switch schedule.outcome {
@@ -43,12 +45,21 @@ public func checkExplored(
             return CheckFailure(.finishes, observed: Localized(
                 "Step \(step) (\(who.en)) never gave its thread back: the code it ran waits for something only another task could give — a `DispatchSemaphore` or `DispatchGroup.wait()`, a lock held across an `await`, a busy loop. Async code must not block its thread: `await` what it waits for.",
                 ja: "ステップ \(step)（\(who.ja)）がスレッドを返しませんでした。そこで実行したコードが、別のタスクしか与えられないものを待っています（`DispatchSemaphore` や `DispatchGroup.wait()`、`await` をまたいで保持したロック、ビジーループ）。async のコードはスレッドをブロックしてはいけません。待つものは `await` しましょう。"),
-                tally: nil, schedule: schedule)
+                tally: nil, schedule: schedule, exploredCase: number)
         }
         if isDeadlock(schedule) {
-            return CheckFailure(deadlock, observed: leftWaiting?(schedule.whoWaited) ?? describe(what), tally: tally, schedule: schedule)
+            return CheckFailure(deadlock, observed: leftWaiting?(schedule.whoWaited) ?? describe(what), tally: tally, schedule: schedule, exploredCase: number)
         }
-        return CheckFailure(broken(what) ?? property, observed: describe(what), tally: tally, schedule: schedule)
+        return CheckFailure(broken(what) ?? property, observed: describe(what), tally: tally, schedule: schedule, exploredCase: number)
+    }
+    if let replayToken {
+        // This case alone, on the schedule asked for: no search, no race lane.
+        let schedule = Explorer.replay(replayToken, budget: budget, judged)
+        var passed = false
+        if case .completed = schedule.outcome { passed = true }
+        let found = failure(passed ? nil : schedule, outcomes: passed ? [(schedule.outcome.description, 1)] : [])
+        ExploredCases.record(.init(number: number, token: replayToken, outcome: schedule.outcome.description, failure: found))
+        return found
     }
     let result = Explorer.explore(.deepening(seed: 1), budget: budget, judged)
     if ProcessInfo.processInfo.environment["WORKBOOK_EXPLORER_STATS"] != nil {
@@ -80,9 +91,9 @@ public func checkExplored(
         return CheckFailure(.freshState, observed: Localized(
             "One schedule, run twice, ran differently: \(how.en). Something outlives a schedule — a `static let shared` actor, a global, a cache — so no verdict about the interleavings can be trusted. Make the state inside the code that runs.",
             ja: "1 つのスケジュールを 2 回実行すると、違う実行になりました（\(how.ja)）。スケジュールより長生きするもの（`static let shared` のアクター、グローバル変数、キャッシュ）があるため、インターリーブについての判定を信頼できません。状態は実行されるコードの中で作りましょう。"),
-            tally: nil, schedule: result.failure)
+            tally: nil, schedule: result.failure, exploredCase: number)
     }
-    return failure(result)
+    return failure(result.failure, outcomes: result.outcomes)
 }
 
 /// An explored outcome that broke `property`, in both languages (`id|English`, `id|日本語`), so

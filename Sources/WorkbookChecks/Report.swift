@@ -30,7 +30,14 @@ public enum Report {
                 let mark = step.isDeviation ? terminal.paint(" ⟲", .yellow) : ""
                 lines.append("    \(step.number). \(t(step.who.localized))\(passed)\(mark)")
             }
-            lines.append(t(Localized("  Replay token: ", ja: "  リプレイトークン: ")) + schedule.token.description)
+            if let number = failure.exploredCase {
+                let argument = "\(number):\(schedule.token)"
+                lines.append(t(Localized(
+                    "  Replay token: \(schedule.token) (case \(number)). This schedule alone, after an edit: `swift run exercise-runner \(exercise) --replay \(argument)`, or `replay \(exercise) \(argument)` in the chapter program.",
+                    ja: "  リプレイトークン: \(schedule.token)（ケース \(number)）。修正後にこのスケジュールだけを実行するには `swift run exercise-runner \(exercise) --replay \(argument)`、またはチャプタープログラムで `replay \(exercise) \(argument)`。")))
+            } else {
+                lines.append(t(Localized("  Replay token: ", ja: "  リプレイトークン: ")) + schedule.token.description)
+            }
             if !schedule.uncontrolled.isEmpty {
                 lines.append(t(Localized("  Uncontrolled: ", ja: "  エクスプローラが制御しなかったもの: ")) + schedule.uncontrolled.joined(separator: "; "))
             }

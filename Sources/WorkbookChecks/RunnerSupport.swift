@@ -1,5 +1,6 @@
 import Foundation
 import WorkbookCore
+import WorkbookExplorer
 
 /// One exercise in `exercise-runner`'s registration list: its id and its check, run on the
 /// learner's type or on the reference solution.
@@ -93,18 +94,24 @@ public enum RunnerMain {
             Console.line(PropertyTables.markdown(properties, language: language))
             exit(0)
         }
-        guard let name = options.exercise, let check = checks[name] else {
-            Console.error("usage: \(program) <name> [--reference] [--color] [--unicode] [--width N] [--lang en|ja]; \(program) --list")
+        guard let name = options.exercise else {
+            Console.error("usage: \(program) <name> [--reference] [--replay CASE:TOKEN] [--color] [--unicode] [--width N] [--lang en|ja]; \(program) --list")
+            exit(RunnerProtocol.usageExitCode)
+        }
+        guard let check = checks[name] else {
+            Console.error("\(program): no check named '\(name)' (\(program) --list shows them)")
             exit(RunnerProtocol.usageExitCode)
         }
         // Resolve TSan's entry points now, before any other thread exists: the first resolution
         // writes a plain global that later readers then see through thread creation.
         _ = RaceDetector.isActive
+        if let replay = options.replay { ExploredCases.replay(case: replay.number, token: replay.token) }
         let checkThread = Thread {
             guard let result = check(options.reference) else {
                 Console.error("\(program): \(name) has no reference")
                 exit(RunnerProtocol.usageExitCode)
             }
+            if let replay = options.replay { exit(RunnerOutput.printReplay(result, exercise: name, asked: replay, options: options)) }
             if !RaceDetector.isActive { Console.line(RunnerProtocol.raceDetectorOffMarker) }
             if case let .failed(failure) = result {
                 waitForSanitizerReport(grace: failure.property.id == Property.finishes.id ? 1.5 : 0.3)
@@ -147,6 +154,8 @@ public struct RunnerOptions: Sendable {
     /// `--properties-markdown en|ja`: the tables docs/how-checks-work.md embeds.
     public var propertiesMarkdown: Language?
     public var reference = false
+    /// `--replay CASE:TOKEN`: only that explored case, on that schedule (`ExploredCases`).
+    public var replay: (number: Int, token: ReplayToken)?
     public var terminal = Terminal.plain
     public var language = Language.fromEnvironment()
 
@@ -167,6 +176,9 @@ public struct RunnerOptions: Sendable {
                 guard let text = rest.popFirst(), let value = Language(rawValue: text) else { throw UsageError(description: "--properties-markdown takes en or ja") }
                 options.propertiesMarkdown = value
             case "--reference": options.reference = true
+            case "--replay":
+                guard let text = rest.popFirst() else { throw UsageError(description: "--replay needs CASE:TOKEN, as a failure report prints it (3:w1d:0x9)") }
+                options.replay = try parseReplay(text)
             case "--color": options.terminal.usesColor = true
             case "--unicode": options.terminal.usesUnicode = true
             case "--width":
@@ -182,10 +194,46 @@ public struct RunnerOptions: Sendable {
         }
         return options
     }
+
+    /// `3:w1d:0x9` → case 3, that token.
+    static func parseReplay(_ text: String) throws -> (number: Int, token: ReplayToken) {
+        guard let colon = text.firstIndex(of: ":"), let number = Int(text[..<colon]), number >= 1 else {
+            throw UsageError(description: "'\(text)' is not CASE:TOKEN — a case number, a colon, a replay token, as a failure report prints it (3:w1d:0x9)")
+        }
+        switch ReplayToken.parse(String(text[text.index(after: colon)...])) {
+        case let .success(token): return (number, token)
+        case .failure(.malformed): throw UsageError(description: "'\(text[text.index(after: colon)...])' is not a replay token")
+        case let .failure(.otherConfiguration(found)):
+            throw UsageError(description: "that token was found in a \(found.name) build and this is a \(ReplayToken.Configuration.current.name) build: it would replay another schedule")
+        }
+    }
 }
 
 /// What `exercise-runner` prints for a result, and its exit code.
 public enum RunnerOutput {
+    /// After `--replay`: the case's failure as a check reports it, or that it holds on that
+    /// schedule now. Not a verdict: the other cases did not run.
+    static func printReplay(_ result: CheckResult, exercise: String, asked: (number: Int, token: ReplayToken), options: RunnerOptions) -> Int32 {
+        func t(_ text: Localized) -> String { text.text(options.language) }
+        guard let replayed = ExploredCases.replayed else {
+            Console.error(t(Localized(
+                "\(exercise) has no explored case \(asked.number) (this run reached \(ExploredCases.count)). Copy CASE:TOKEN from the latest failure report.",
+                ja: "\(exercise) に探索ケース \(asked.number) はありません（この実行で到達したのは \(ExploredCases.count) 個）。最新の失敗レポートから ケース:トークン をコピーしてください。")))
+            return RunnerProtocol.usageExitCode
+        }
+        if let failure = replayed.failure {
+            Console.line(Report.failed(exercise, failure, terminal: options.terminal, language: options.language))
+            Console.line(t(Localized("  (Case \(replayed.number) alone, on the schedule asked for; `swift test --filter \(exercise)` runs the whole check.)",
+                                     ja: "  （ケース \(replayed.number) だけを、指定したスケジュールで実行しました。チェック全体は `swift test --filter \(exercise)` で実行します。）")))
+            return RunnerProtocol.failingExitCode
+        }
+        let outcome = Localized(BilingualLabel.english(replayed.outcome), ja: BilingualLabel.japanese(replayed.outcome))
+        Console.line(options.terminal.paint(t(Localized(
+            "✓ \(exercise), case \(replayed.number), schedule \(replayed.token): it holds now (\(outcome.en)). Only this schedule ran: `swift test --filter \(exercise)` runs the whole check.",
+            ja: "✓ \(exercise)、ケース \(replayed.number)、スケジュール \(replayed.token): いまは成り立ちます（\(outcome.ja)）。実行したのはこのスケジュールだけです。チェック全体は `swift test --filter \(exercise)` で実行します。")), .green))
+        return RunnerProtocol.doneExitCode
+    }
+
     public static func print(_ result: CheckResult, exercise: String, options: RunnerOptions) -> Int32 {
         switch result {
         case let .passed(properties):

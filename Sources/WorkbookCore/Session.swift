@@ -143,11 +143,16 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
             }
             play(number)
         case "replay":
-            guard arguments.count == 2, let number = Int(arguments[0]) else {
-                write(t(Localized("usage: replay N TOKEN   (the token is printed at the end of a game)", ja: "使い方: replay N トークン（トークンはゲームの最後に表示されます）")))
+            guard arguments.count == 2 else {
+                write(t(Localized("usage: replay N TOKEN   (the token is printed at the end of a game)\n       replay Exercise CASE:TOKEN   (as an exercise's failure report prints it)",
+                                  ja: "使い方: replay N トークン（トークンはゲームの最後に表示されます）\n        replay 演習名 ケース:トークン（演習の失敗レポートに表示されます）")))
                 return true
             }
-            replay(number, token: arguments[1])
+            if let number = Int(arguments[0]) {
+                replay(number, token: arguments[1])
+            } else {
+                replayExercise(arguments[0], arguments[1])
+            }
         case "timeline":
             switch arguments.first?.lowercased() {
             case "on": showsTimeline = true
@@ -293,6 +298,7 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
           play                    the games: you are the scheduler
           play N                  play game N: pick which task runs at each step
           replay N TOKEN          replay a game's schedule from its token
+          replay Exercise C:TOKEN replay an exercise check's failing schedule (case C)
           timeline on|off         draw the timeline after each run
           lang en|ja              switch language
           help                    this text
@@ -307,6 +313,7 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
           play                    ゲーム一覧: あなたがスケジューラです
           play N                  ゲーム N: 各ステップで実行するタスクを選ぶ
           replay N トークン       ゲームのスケジュールをトークンから再現
+          replay 演習名 C:トークン 演習のチェックで失敗したスケジュール（ケース C）を再現
           timeline on|off         実行後のタイムライン表示を切り替える
           lang en|ja              言語を切り替える
           help                    このヘルプ
