@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+@testable import WorkbookChecks
+import WorkbookCore
+import WorkbookExplorer
+
+@Suite("Replaying one explored case")
+struct ReplayOptions {
+    @Test("--replay takes a case number and a token, as a report prints them")
+    func parses() throws {
+        let options = try RunnerOptions.parse(["OrderedThumbnails", "--replay", "3:w1d:0x9"])
+        #expect(options.replay?.number == 3)
+        #expect(options.replay?.token == ReplayToken(choices: Array(repeating: 0, count: 9)))
+    }
+
+    @Test("a case number that is missing or zero, or a token that is not one, is a usage error", arguments: ["w1d:0x9", "0:w1d:0x9", "x:w1d:0x9", "3:nonsense", "3:"])
+    func rejects(argument: String) {
+        #expect(throws: RunnerOptions.UsageError.self) { try RunnerOptions.parse(["OrderedThumbnails", "--replay", argument]) }
+    }
+}
+
+@Suite("A failing schedule replays alone, the same way", .workbookSelfTest)
+struct ReplayRuns {
+    /// Runs `variant-runner` with `arguments`; its exit code and output.
+    func variantRunner(_ arguments: [String]) throws -> (code: Int32, output: String) {
+        let runner = try #require(ChildProcess.sibling(named: "variant-runner"))
+        let outcome = try ChildProcess(executable: runner, arguments: arguments).run(timeoutSeconds: 60)
+        guard case let .exited(code) = outcome.termination else { return (-1, outcome.standardOutput) }
+        return (code, outcome.standardOutput)
+    }
+
+    @Test("the case and token a report prints fail again with --replay, and a correct answer holds on them")
+    func replaysTheFailure() throws {
+        let (_, report) = try variantRunner(["OrderedThumbnails.completionOrder"])
+        let line = try #require(report.split(separator: "\n").first { $0.contains("--replay ") })
+        let argument = String(line.split(separator: " ").drop { $0 != "--replay" }.dropFirst().first ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "`,"))
+        let again = try variantRunner(["OrderedThumbnails.completionOrder", "--replay", argument])
+        #expect(again.code == RunnerProtocol.failingExitCode)
+        #expect(again.output.contains("Schedule found by replay"), "\(again.output)")
+        #expect(again.output.contains("out-of-order"), "\(again.output)")
+        let correct = try variantRunner(["OrderedThumbnails.nextWhenFull", "--replay", argument])
+        #expect(correct.code == RunnerProtocol.doneExitCode)
+        #expect(correct.output.contains("it holds now"), "\(correct.output)")
+    }
+}
