@@ -37,6 +37,9 @@ extension Session {
         if !shown.isEmpty { write(shown) }
         switch outcome.termination {
         case .exited(0), .exited(1): break
+        case .exited(3):  // `NotStarted.exitCode`: the answer reached `todo()`
+            write(t(Localized("\(name) is not started: your file still has `todo()`. Write your answer first.",
+                              ja: "\(name) は未着手です。ファイルに `todo()` が残っています。先に解答を書きましょう。")))
         case .exited(2):
             write(outcome.standardError.trimmingCharacters(in: .whitespacesAndNewlines))
         default:
