@@ -223,14 +223,16 @@ public enum RunnerOutput {
         }
         if let failure = replayed.failure {
             Console.line(Report.failed(exercise, failure, terminal: options.terminal, language: options.language))
-            Console.line(t(Localized("  (Case \(replayed.number) alone, on the schedule asked for; `swift test --filter \(exercise)` runs the whole check.)",
-                                     ja: "  （ケース \(replayed.number) だけを、指定したスケジュールで実行しました。チェック全体は `swift test --filter \(exercise)` で実行します。）")))
+            let note = t(Localized("(Case \(replayed.number) alone, on the schedule asked for; `swift test --filter \(exercise)` runs the whole check.)",
+                                   ja: "（ケース \(replayed.number) だけを、指定したスケジュールで実行しました。チェック全体は `swift test --filter \(exercise)` で実行します。）"))
+            Console.line(wrap(note, prefix: "  ", width: options.terminal.width).joined(separator: "\n"))
             return RunnerProtocol.failingExitCode
         }
         let outcome = Localized(BilingualLabel.english(replayed.outcome), ja: BilingualLabel.japanese(replayed.outcome))
-        Console.line(options.terminal.paint(t(Localized(
+        let holds = t(Localized(
             "✓ \(exercise), case \(replayed.number), schedule \(replayed.token): it holds now (\(outcome.en)). Only this schedule ran: `swift test --filter \(exercise)` runs the whole check.",
-            ja: "✓ \(exercise)、ケース \(replayed.number)、スケジュール \(replayed.token): いまは成り立ちます（\(outcome.ja)）。実行したのはこのスケジュールだけです。チェック全体は `swift test --filter \(exercise)` で実行します。")), .green))
+            ja: "✓ \(exercise)、ケース \(replayed.number)、スケジュール \(replayed.token): いまは成り立ちます（\(outcome.ja)）。実行したのはこのスケジュールだけです。チェック全体は `swift test --filter \(exercise)` で実行します。"))
+        Console.line(options.terminal.paint(wrap(holds, width: options.terminal.width).joined(separator: "\n"), .green))
         return RunnerProtocol.doneExitCode
     }
 
