@@ -19,9 +19,8 @@ final class TaskLanes: @unchecked Sendable {  // driver thread only; lanes hand 
     }
 
     /// Runs `job` on the lane of `task` (a lane of its own when `task` is 0: an actor's drain)
-    /// and returns when it has run.
-    /// `name`: what the task is called in reports, if it has a name yet — the lane thread takes
-    /// it, so ThreadSanitizer's report says which task touched what.
+    /// and returns when it has run. The lane thread takes `name`, what the task is called in
+    /// reports (if it has a name yet), so ThreadSanitizer's report says which task touched what.
     func run(_ job: UnownedJob, task: UInt64, named name: String?, for run: ScheduleRun,
              _ body: @escaping @Sendable (UnownedJob) -> Void) {
         let lane: Lane
@@ -67,14 +66,13 @@ final class TaskLanes: @unchecked Sendable {  // driver thread only; lanes hand 
     }
 }
 
-/// A thread that runs one job at a time when handed one.
+/// A thread that runs one piece of work at a time when the driver hands it one, and waits for the next.
 private final class Lane: @unchecked Sendable {  // `pending` and `done` under `condition`
     private let condition = NSCondition()
     private var pending: (edge: UnsafeRawPointer?, run: ScheduleRun, work: @Sendable () -> Void)?
     private var done = false
 
     private static let pool = LockedBox<[Lane]>([])
-    private static let made = LockedBox(0)
 
     static func take() -> Lane {
         if let lane = pool.update({ $0.popLast() }) { return lane }
@@ -83,10 +81,8 @@ private final class Lane: @unchecked Sendable {  // `pending` and `done` under `
 
     private static func make() -> Lane {
         let lane = Lane()
-        let number = made.update { count -> Int in count += 1; return count }
         let thread = Thread { lane.loop() }
-        thread.stackSize = 8 << 20
-        thread.name = "explorer-lane-\(number)"
+        thread.stackSize = 8 << 20  // as the driver's: a debug build's async frames run deep
         thread.start()
         return lane
     }
