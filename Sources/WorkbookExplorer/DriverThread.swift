@@ -46,9 +46,14 @@ enum DriverThread {
 }
 
 /// The run in progress, readable from any thread (the global enqueue hook runs everywhere).
+///
+/// A plain lock, seen by ThreadSanitizer: the watchdog (`blockedReport`) reads the run's state
+/// after `get`, and that needs the driver's `set` ordered before it. Lanes never ask (they know
+/// their run); a foreign thread that asks takes the driver's history, which holds none of the
+/// tasks' when they run on lanes.
 private final class ActiveRun: @unchecked Sendable {
     private let lock = NSLock()
     private var run: ScheduleRun?
-    func set(_ run: ScheduleRun?) { lock.quietly { self.run = run } }
-    func get() -> ScheduleRun? { lock.quietly { run } }
+    func set(_ run: ScheduleRun?) { lock.lock(); self.run = run; lock.unlock() }
+    func get() -> ScheduleRun? { lock.lock(); defer { lock.unlock() }; return run }
 }

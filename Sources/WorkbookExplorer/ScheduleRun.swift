@@ -49,7 +49,7 @@ struct EntityKey: Hashable {
 
 /// One run of the body under a chooser: the driver thread runs one job at a time and asks the
 /// chooser which one next — a ready job, or one of the timers due first.
-final class ScheduleRun: TaskExecutor, @unchecked Sendable {
+final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
     private struct Entry {
         let job: UnownedJob
         let key: EntityKey
@@ -58,7 +58,7 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
     }
     // The ready list is shared with foreign threads (uncontrolled enqueues); everything else is
     // touched on the driver thread only.
-    private let lock = NSCondition()
+    let lock = NSCondition()
     private var ready: [Entry] = []
     private var foreignArrivals: [String] = []
     private var awaitingForeignWork = false
@@ -77,6 +77,8 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
     /// Tasks waiting in `untilQuiet()` until nothing else can run.
     private var quietWaiters: [UnsafeContinuation<Void, Never>] = []
     private(set) var rootResult: ScheduleOutcome?
+    /// The run's virtual time; from code under exploration, through `now`, `setTimer` and
+    /// `cancelTimer` (quietly, like the rest).
     let clock = VirtualTimeline()
     /// The steps so far, and the one running with when it began. The driver thread changes
     /// them under `progressLock` (and reads them without it); the watchdog on another thread
@@ -90,6 +92,8 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
     let foreignWaitSeconds: Double
     /// Set when each task's jobs run on a thread of its own (for ThreadSanitizer).
     private let lanes: TaskLanes?
+    /// `lanes != nil`, readable from a lane without touching the explorer's memory.
+    private var threaded: Bool { RaceDetector.quietly { lanes != nil } }
     init(stepCap: Int, foreignWaitSeconds: Double, tasksOnOwnThreads: Bool = false) {
         self.stepCap = stepCap
         self.foreignWaitSeconds = foreignWaitSeconds
@@ -102,8 +106,8 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
 
     /// Adds a job; from a thread other than the driver it is noted as uncontrolled.
     func add(_ job: UnownedJob, isolatedToMain: Bool = false) {
-        if lanes != nil { RaceDetector.happensBefore(address: unsafeBitCast(job, to: UnsafeRawPointer.self)) }
-        lock.quietly { addLocked(job, isolatedToMain: isolatedToMain) }
+        if threaded { RaceDetector.happensBefore(address: unsafeBitCast(job, to: UnsafeRawPointer.self)) }
+        locked { addLocked(job, isolatedToMain: isolatedToMain) }
     }
 
     private func addLocked(_ job: UnownedJob, isolatedToMain: Bool) {
@@ -121,8 +125,8 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
 
     /// A job the runtime wants run after `delay` (a thread running the run's jobs).
     func addTimer(_ job: UnownedJob, after delay: Duration) {
-        if lanes != nil { RaceDetector.happensBefore(address: unsafeBitCast(job, to: UnsafeRawPointer.self)) }
-        clock.add(.job(job), after: delay, owner: running)
+        if threaded { RaceDetector.happensBefore(address: unsafeBitCast(job, to: UnsafeRawPointer.self)) }
+        RaceDetector.quietly { _ = clock.add(.job(job), after: delay, owner: running) }
     }
 
     /// A job due after `delay` measured on a real clock (`ContinuousClock`, the runtime's
@@ -134,15 +138,27 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
         addTimer(job, after: .milliseconds(Int64(milliseconds.rounded(.down))))
     }
 
-    /// The entity whose step is running (driver thread only).
-    var runningKey: EntityKey? { running }
+    /// Virtual now, for `ExplorerClock`.
+    var now: Duration { RaceDetector.quietly { clock.now } }
+
+    /// An `ExplorerClock` sleeper's timer; its number, for `cancelTimer`.
+    func setTimer(_ continuation: CheckedContinuation<Void, any Error>, after delay: Duration) -> Int {
+        RaceDetector.quietly { clock.add(.continuation(continuation), after: delay, owner: running) }
+    }
+
+    /// A sleeper's task was cancelled: its timer goes and it wakes (the resume is not quiet: it
+    /// is the canceller's edge to the sleeper).
+    func cancelTimer(_ number: Int) {
+        let clock = RaceDetector.quietly { self.clock }
+        clock.cancel(number)
+    }
 
     /// Whether the driver has nothing to run and is waiting for work from another thread.
-    var isAwaitingForeignWork: Bool { lock.quietly { awaitingForeignWork } }
+    var isAwaitingForeignWork: Bool { locked { awaitingForeignWork } }
 
     /// Whether `job` is one of this run's tasks.
     func owns(_ job: UnownedJob) -> Bool {
-        lock.quietly {
+        locked {
             let id = taskID(of: job)
             return id != 0 && knownTasks.contains(id)
         }
@@ -150,22 +166,32 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
 
     // MARK: Driving
 
-    func finishRoot(_ outcome: ScheduleOutcome) { rootResult = outcome }
+    // What code under exploration calls — on the driver, or on a task's lane (`TaskLanes`):
+    // all of it `quietly`, so the explorer's own state never orders two tasks for TSan, nor
+    // looks like a race in a build where the explorer is instrumented too.
+
+    func finishRoot(_ outcome: ScheduleOutcome) { RaceDetector.quietly { rootResult = outcome } }
 
     func checkpoint(_ label: String) {
-        progressLock.quietly { stepCheckpoints.append(label) }
-        if let running { lastCheckpoint[running] = label }
+        RaceDetector.quietly {
+            progressLock.lock()
+            stepCheckpoints.append(label)
+            progressLock.unlock()
+            if let running { lastCheckpoint[running] = label }
+        }
     }
 
-    func waitUntilQuiet(_ continuation: UnsafeContinuation<Void, Never>) { quietWaiters.append(continuation) }
+    func waitUntilQuiet(_ continuation: UnsafeContinuation<Void, Never>) { RaceDetector.quietly { quietWaiters.append(continuation) } }
 
     func nameCurrent(_ name: String) {
-        if let running { names[running] = name }
-        if lanes != nil { TaskLanes.nameThisThread(name) }  // on the task's lane: its thread takes the name
+        RaceDetector.quietly {
+            if let running { names[running] = name }
+        }
+        if threaded { TaskLanes.nameThisThread(name) }  // on the task's lane: its thread takes the name
     }
 
     func nameNextTasks(_ names: [String]) {
-        lock.quietly { namesForNewTasks += names }
+        locked { namesForNewTasks += names }
     }
 
     /// Runs steps until nothing is ready and no timer is pending, then reports.
@@ -188,7 +214,7 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
                     // Nothing else can run: wake those waiting for that moment (they become ready).
                     let waiters = quietWaiters
                     quietWaiters = []
-                    resumeElsewhere { for waiter in waiters { waiter.resume() } }
+                    if let lanes { lanes.wake(.wakeAll(waiters), for: self) } else { for waiter in waiters { waiter.resume() } }
                     continue
                 }
                 if rootResult != nil { break }
@@ -256,14 +282,15 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
             progressLock.unlock()
             if choice < candidates.count {
                 // Foreign arrivals only append, so the index still holds.
-                let entry = lock.quietly { ready.remove(at: candidates[choice]) }
+                let entry = locked { ready.remove(at: candidates[choice]) }
                 // On the driver thread the main actor's executor is `ExplorerMainActor` where the
                 // runtime has the hook for it, else the runtime's own: isolation holds either way.
                 runJob(entry.job, task: entry.key.task, onMainActor: entry.onMainActor)
             } else {
                 switch clock.fire(due[choice - candidates.count]) {
                 case let .job(job): runJob(job, task: taskID(of: job), onMainActor: false)
-                case let .continuation(continuation): resumeElsewhere { continuation.resume(returning: ()) }
+                case let .continuation(continuation):
+                    if let lanes { lanes.wake(.wake(continuation), for: self) } else { continuation.resume(returning: ()) }
                 }
             }
             running = nil
@@ -286,27 +313,16 @@ final class ScheduleRun: TaskExecutor, @unchecked Sendable {
                               uncontrolled: Array(Set(uncontrolled)).sorted(), search: search, waiting: left, nextKey: nextKey)
     }
 
-    /// Resumes what waits for the run (a timer's sleeper, those waiting for quiet): here, or on
-    /// a lane of its own.
-    private func resumeElsewhere(_ resume: @escaping @Sendable () -> Void) {
-        if let lanes { lanes.runElsewhere(for: self, resume) } else { resume() }
-    }
-
     /// Runs one job: here, or on the lane of its task.
     private func runJob(_ job: UnownedJob, task: UInt64, onMainActor: Bool) {
         let executor = asUnownedTaskExecutor()
-        let body: @Sendable (UnownedJob) -> Void
-        if onMainActor {
-            body = { job in job.runSynchronously(isolatedTo: MainActor.sharedUnownedExecutor, taskExecutor: executor) }
-        } else {
-            body = { job in job.runSynchronously(on: executor) }
-        }
         if let lanes {
-            let key = running
-            let name = key.flatMap { key in names[key] ?? lock.quietly { namedOnArrival[key] } }
-            lanes.run(job, task: task, named: name, for: self, body)
+            let name = running.flatMap { key in names[key] ?? locked { namedOnArrival[key] } }
+            lanes.run(job, task: task, named: name, on: executor, isolatedToMain: onMainActor, for: self)
+        } else if onMainActor {
+            job.runSynchronously(isolatedTo: MainActor.sharedUnownedExecutor, taskExecutor: executor)
         } else {
-            body(job)
+            job.runSynchronously(on: executor)
         }
     }
 

@@ -21,8 +21,8 @@ final class TaskLanes: @unchecked Sendable {  // driver thread only; lanes hand 
     /// Runs `job` on the lane of `task` (a lane of its own when `task` is 0: an actor's drain)
     /// and returns when it has run. The lane thread takes `name`, what the task is called in
     /// reports (if it has a name yet), so ThreadSanitizer's report says which task touched what.
-    func run(_ job: UnownedJob, task: UInt64, named name: String?, for run: ScheduleRun,
-             _ body: @escaping @Sendable (UnownedJob) -> Void) {
+    func run(_ job: UnownedJob, task: UInt64, named name: String?, on executor: UnownedTaskExecutor,
+             isolatedToMain: Bool, for run: ScheduleRun) {
         let lane: Lane
         if task != 0, let known = lanes[task] {
             lane = known
@@ -30,26 +30,24 @@ final class TaskLanes: @unchecked Sendable {  // driver thread only; lanes hand 
             lane = fresh()
             if task != 0 { lanes[task] = lane }
         }
-        lane.run(after: unsafeBitCast(job, to: UnsafeRawPointer.self), driving: run) {
-            TaskLanes.nameThisThread(name ?? "explorer-lane")  // never a name left from another task
-            body(job)
-        }
+        lane.run(.job(job, executor: executor, isolatedToMain: isolatedToMain, name: name ?? "explorer-lane"), driving: run)
+    }
+
+    /// Resumes a timer's sleeper, or those waiting for quiet, on a lane of its own, as a timer
+    /// thread would, and returns when it has. Never on the driver: the runtime's resume takes in
+    /// the sleeper's history, and the driver would pass it on to the next job it hands over.
+    func wake(_ work: LaneWork, for run: ScheduleRun) {
+        fresh().run(work, driving: run)
     }
 
     /// Names the calling lane thread after a task (English, at most 15 bytes: the system's limit).
     static func nameThisThread(_ label: String) {
-        let english = BilingualLabel.english(label)
-        var name = ""
-        for character in english where character.isASCII && name.utf8.count < 15 { name.append(character) }
-        RaceDetector.quietly { workbook_explorer_name_thread(name) }
-    }
-
-    /// Runs `work` — a timer's wake-up: resuming a sleeper — on a lane of its own, as a timer
-    /// thread would, and returns when it has run. Never on the driver: the runtime's resume
-    /// takes in the sleeper's history, and the driver would pass it on to the next job it hands
-    /// over.
-    func runElsewhere(for run: ScheduleRun, _ work: @escaping @Sendable () -> Void) {
-        fresh().run(after: nil, driving: run, work)
+        RaceDetector.quietly {
+            let english = BilingualLabel.english(label)
+            var name = ""
+            for character in english where character.isASCII && name.utf8.count < 15 { name.append(character) }
+            workbook_explorer_name_thread(name)
+        }
     }
 
     private func fresh() -> Lane {
@@ -66,10 +64,19 @@ final class TaskLanes: @unchecked Sendable {  // driver thread only; lanes hand 
     }
 }
 
+/// What a lane does: values, not a closure — a closure's captures are memory the driver wrote,
+/// and a lane reads nothing the driver wrote outside `quietly` (in a fully instrumented build
+/// TSan would see the explorer's own hand-off as a race).
+enum LaneWork: @unchecked Sendable {  // handed over under the lane's lock
+    case job(UnownedJob, executor: UnownedTaskExecutor, isolatedToMain: Bool, name: String)
+    case wake(CheckedContinuation<Void, any Error>)
+    case wakeAll([UnsafeContinuation<Void, Never>])
+}
+
 /// A thread that runs one piece of work at a time when the driver hands it one, and waits for the next.
 private final class Lane: @unchecked Sendable {  // `pending` and `done` under `condition`
     private let condition = NSCondition()
-    private var pending: (edge: UnsafeRawPointer?, run: ScheduleRun, work: @Sendable () -> Void)?
+    private var pending: (work: LaneWork, run: ScheduleRun)?
     private var done = false
 
     private static let pool = LockedBox<[Lane]>([])
@@ -89,11 +96,11 @@ private final class Lane: @unchecked Sendable {  // `pending` and `done` under `
 
     static func give(_ lane: Lane) { pool.update { $0.append(lane) } }
 
-    /// Runs `work` here, after what was done before `happensBefore(address: edge)`.
-    func run(after edge: UnsafeRawPointer?, driving run: ScheduleRun, _ work: @escaping @Sendable () -> Void) {
+    /// Does `work` on this lane and returns when it is done.
+    func run(_ work: LaneWork, driving run: ScheduleRun) {
         RaceDetector.quietly {
             condition.lock()
-            pending = (edge, run, work)
+            pending = (work, run)
             done = false
             condition.broadcast()
             while !done { condition.wait() }
@@ -103,16 +110,31 @@ private final class Lane: @unchecked Sendable {  // `pending` and `done` under `
 
     private func loop() {
         while true {
-            let (edge, work) = RaceDetector.quietly {
+            let work = RaceDetector.quietly {
                 condition.lock()
                 defer { condition.unlock() }
                 while pending == nil { condition.wait() }
                 DriverThread.assist(pending!.run)
-                return (pending!.edge, pending!.work)
+                return pending!.work
             }
-            if let edge { RaceDetector.happensAfter(address: edge) }
-            workbook_explorer_filter_runtime_releases(true)
-            work()
+            switch work {
+            case let .job(job, executor, isolatedToMain, name):
+                TaskLanes.nameThisThread(name)  // never a name left from another task
+                // The executor's edge: what was done before the job was enqueued happens before it runs.
+                RaceDetector.happensAfter(address: unsafeBitCast(job, to: UnsafeRawPointer.self))
+                workbook_explorer_filter_runtime_releases(true)
+                if isolatedToMain {
+                    job.runSynchronously(isolatedTo: MainActor.sharedUnownedExecutor, taskExecutor: executor)
+                } else {
+                    job.runSynchronously(on: executor)
+                }
+            case let .wake(continuation):
+                workbook_explorer_filter_runtime_releases(true)
+                continuation.resume(returning: ())
+            case let .wakeAll(continuations):
+                workbook_explorer_filter_runtime_releases(true)
+                for continuation in continuations { continuation.resume() }
+            }
             workbook_explorer_filter_runtime_releases(false)
             RaceDetector.quietly {
                 DriverThread.assist(nil)

@@ -5,7 +5,7 @@ import Foundation
 /// timer due now while other work is ready — are alternatives the search explores like any
 /// other choice (timers due together, a timeout against a reply arriving at the same moment).
 /// No real sleeping, and the same schedule gives the same times.
-final class VirtualTimeline: @unchecked Sendable {  // the driver thread; `cancel` may come from anywhere, so all under `lock`
+final class VirtualTimeline: QuietlyLocked, @unchecked Sendable {  // the driver thread; `cancel` may come from anywhere, so all under `lock`
     enum Wake {
         /// A job the runtime enqueued with a delay or deadline (`Task.sleep`, clock sleeps).
         case job(UnownedJob)
@@ -20,17 +20,17 @@ final class VirtualTimeline: @unchecked Sendable {  // the driver thread; `cance
         let owner: EntityKey?
         var key: EntityKey { EntityKey(timer: order) }
     }
-    private let lock = NSLock()
+    let lock = NSLock()
     private var timers: [Timer] = []
     private var order = 0
     private var virtualNow: Duration = .zero
 
-    var now: Duration { lock.quietly { virtualNow } }
+    var now: Duration { locked { virtualNow } }
 
     /// Sets a timer; returns its number (for `cancel`).
     @discardableResult
     func add(_ wake: Wake, after delay: Duration, owner: EntityKey?) -> Int {
-        lock.quietly {
+        locked {
             order += 1
             timers.append(Timer(deadline: virtualNow + max(.zero, delay), order: order, wake: wake, owner: owner))
             return order
@@ -41,7 +41,7 @@ final class VirtualTimeline: @unchecked Sendable {  // the driver thread; `cance
     /// deadline — if that deadline has come, or `advancing` (nothing else is ready, so the clock
     /// may jump to it).
     func due(advancing: Bool) -> [Timer] {
-        lock.quietly {
+        locked {
             guard !timers.isEmpty else { return [] }
             var earliest = timers[0].deadline
             for timer in timers where timer.deadline < earliest { earliest = timer.deadline }
@@ -52,7 +52,7 @@ final class VirtualTimeline: @unchecked Sendable {  // the driver thread; `cance
 
     /// Removes `timer` and advances the time to its deadline.
     func fire(_ timer: Timer) -> Wake {
-        lock.quietly {
+        locked {
             timers.removeAll { $0.order == timer.order }
             virtualNow = max(virtualNow, timer.deadline)
             return timer.wake
@@ -62,7 +62,7 @@ final class VirtualTimeline: @unchecked Sendable {  // the driver thread; `cance
     /// A sleeper's task was cancelled: its timer goes, and it wakes at once with
     /// `CancellationError` (it becomes ready like any resumed task).
     func cancel(_ number: Int) {
-        let removed: Timer? = lock.quietly {
+        let removed: Timer? = locked {
             guard let index = timers.firstIndex(where: { $0.order == number }) else { return nil }
             return timers.remove(at: index)
         }
@@ -87,7 +87,7 @@ public struct ExplorerClock: Clock {
     public init() {}
 
     public var now: Instant {
-        if let run = DriverThread.current { return Instant(offset: run.clock.now) }
+        if let run = DriverThread.current { return Instant(offset: run.now) }
         return Instant(offset: Self.realStart.duration(to: .now))
     }
 
@@ -105,10 +105,10 @@ public struct ExplorerClock: Clock {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 if Task.isCancelled { return continuation.resume(throwing: CancellationError()) }
-                timer.set(run.clock.add(.continuation(continuation), after: delay, owner: run.runningKey))
+                timer.set(run.setTimer(continuation, after: delay))
             }
         } onCancel: {
-            if let number = timer.get() { run.clock.cancel(number) }
+            if let number = timer.get() { run.cancelTimer(number) }
         }
     }
 }
