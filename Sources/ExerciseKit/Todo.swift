@@ -1,4 +1,5 @@
 import Foundation
+import WorkbookCore
 
 /// Marks a part of an exercise the learner has not written yet.
 ///
@@ -12,6 +13,12 @@ public func todo(_ note: String = "", filePath: StaticString = #filePath, line: 
     NotStarted.once.lock()
     let location = NotStarted.displayPath("\(filePath)") + ":\(line)"
     FileHandle.standardOutput.write(Data("\(NotStarted.marker) \(location)\n".utf8))
+    // A person running the runner by hand (`swift run exercise-runner … --replay …`) reads it too.
+    if isatty(STDERR_FILENO) != 0 {
+        let text = Localized("not started: todo() at \(location) — write your answer there first.",
+                             ja: "未着手です: \(location) に todo() があります。先にそこに解答を書きましょう。")
+        FileHandle.standardError.write(Data((text.text(Language.fromEnvironment()) + "\n").utf8))
+    }
     exit(NotStarted.exitCode)
 }
 
