@@ -37,6 +37,7 @@ public enum ExploredCases {
     static func begin() -> (number: Int, replay: ReplayToken?, skip: Bool) {
         state.withLock { state in
             state.started += 1
+            ScheduleJournal.noteCase(state.started)
             guard let request = state.request else { return (state.started, nil, false) }
             return (state.started, request.number == state.started ? request.token : nil, request.number != state.started)
         }

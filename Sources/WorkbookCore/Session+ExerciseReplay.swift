@@ -43,9 +43,12 @@ extension Session {
         case .exited(2):
             write(outcome.standardError.trimmingCharacters(in: .whitespacesAndNewlines))
         default:
-            write(t(Localized(
-                "The replay did not finish normally (\(outcome.termination)); `\(command)` shows the runtime's message.",
-                ja: "リプレイは正常に終わりませんでした（\(outcome.termination)）。`\(command)` でランタイムのメッセージを見られます。")))
+            // A crash on that schedule: the runtime's own words, as the check's report gives them.
+            let said = outcome.standardError.split(separator: "\n").map(String.init)
+                .filter { $0.contains("Fatal error") || $0.contains("MISUSE") || $0.contains("failed:") }
+            write(t(Localized("The replay crashed (\(outcome.termination)) on that schedule, as the check did:",
+                              ja: "リプレイはそのスケジュールで、チェックのときと同じようにクラッシュしました（\(outcome.termination)）:")))
+            for line in said.prefix(4) { write("  " + line) }
         }
     }
 

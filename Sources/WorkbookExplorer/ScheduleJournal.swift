@@ -12,8 +12,9 @@ import Darwin
 /// reads the schedule that led to the trap, and the step it died in, and reports them with a
 /// replay token beside the runtime's message.
 ///
-/// Layout: `WSJ1`, the configuration (`d`/`r`), three bytes unused, the step count (UInt32,
-/// little endian), then one byte per choice (255: a choice too large to keep).
+/// Layout: `WSJ1`, the configuration (`d`/`r`), one byte unused, the check's case number
+/// (UInt16, little endian, 0: none), the step count (UInt32, little endian), then one byte per
+/// choice (255: a choice too large to keep).
 public enum ScheduleJournal {
     public static let environmentKey = "WORKBOOK_SCHEDULE_JOURNAL"
     static let capacity = 1 << 20
@@ -33,6 +34,22 @@ public enum ScheduleJournal {
         bytes[4] = Character(ReplayToken.Configuration.current.rawValue).asciiValue ?? 0
         return bytes
     }()
+
+    /// The check's explored case now running (`ExploredCases`), so a crash names it too.
+    public static func noteCase(_ number: Int) {
+        guard let mapping else { return }
+        let value = UInt16(clamping: number)
+        mapping[6] = UInt8(truncatingIfNeeded: value)
+        mapping[7] = UInt8(truncatingIfNeeded: value >> 8)
+    }
+
+    /// The case number a journal file holds, if any.
+    public static func readCase(path: String) -> Int? {
+        guard let data = FileManager.default.contents(atPath: path), data.count >= headerSize,
+              data.prefix(4).elementsEqual("WSJ1".utf8) else { return nil }
+        let number = Int(data[6]) | Int(data[7]) << 8
+        return number > 0 ? number : nil
+    }
 
     /// A new schedule begins (driver thread).
     static func begin() {

@@ -112,11 +112,18 @@ public struct ExerciseChecker: Sendable {
         let property = verdict.failedProperty
         guard property == VerdictProperty.crash || property == VerdictProperty.dataRace,
               let token = ScheduleJournal.read(path: journal) else { return verdict }
-        let text = property == VerdictProperty.crash
+        var text = property == VerdictProperty.crash
             ? Localized("  It crashed in step \(token.choices.count) of a schedule the explorer was running. Replay token: \(token)",
                         ja: "  エクスプローラが実行していたスケジュールのステップ \(token.choices.count) でクラッシュしました。リプレイトークン: \(token)")
             : Localized("  It happened in step \(token.choices.count) of a schedule the explorer ran with each task on a thread of its own, so that ThreadSanitizer could see which of them touched what. Replay token: \(token)",
                         ja: "  エクスプローラが各タスクをそれぞれ専用のスレッドで動かしたスケジュールの、ステップ \(token.choices.count) で起きました（どのタスクが何に触れたかを ThreadSanitizer が見られるようにするためです）。リプレイトークン: \(token)")
+        // A crash replays (and crashes again, with the runtime's message); a race needs the
+        // threads of the race lane, which a replay does not use.
+        if property == VerdictProperty.crash, let number = ScheduleJournal.readCase(path: journal) {
+            let argument = "\(number):\(token)"
+            text = Localized("\(text.en) (case \(number)). Again, alone, after an edit: `replay \(verdict.exercise) \(argument)` in the chapter program.",
+                             ja: "\(text.ja)（ケース \(number)）。修正後にもう一度それだけを実行するには、チャプタープログラムで `replay \(verdict.exercise) \(argument)`。")
+        }
         let line = terminal.paint(t(text), .yellow)
         return Verdict(exercise: verdict.exercise, status: verdict.status, failedProperty: verdict.failedProperty, report: verdict.report + "\n" + line)
     }
