@@ -46,8 +46,10 @@ extension Session {
             // A crash on that schedule: the runtime's own words, as the check's report gives them.
             let said = outcome.standardError.split(separator: "\n").map(String.init)
                 .filter { $0.contains("Fatal error") || $0.contains("MISUSE") || $0.contains("failed:") }
-            write(t(Localized("The replay crashed (\(outcome.termination)) on that schedule, as the check did:",
-                              ja: "リプレイはそのスケジュールで、チェックのときと同じようにクラッシュしました（\(outcome.termination)）:")))
+            var how = Localized.verbatim("\(outcome.termination)")
+            if case let .signalled(signal) = outcome.termination { how = describeSignal(signal) }
+            write(t(Localized("The replay crashed on that schedule (\(how.en)), as the check did:",
+                              ja: "リプレイはそのスケジュールで、チェックのときと同じようにクラッシュしました（\(how.ja)）:")))
             for line in said.prefix(4) { write("  " + line) }
         }
     }
