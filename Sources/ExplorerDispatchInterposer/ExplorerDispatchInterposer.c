@@ -17,9 +17,8 @@
 #include "ExplorerDispatchInterposer.h"
 #include "Interposing.h"
 #include <dlfcn.h>
-#include <stdbool.h>
-
 #include <pthread.h>
+#include <stdbool.h>
 #include <string.h>
 
 void workbook_explorer_name_thread(const char *name) {
@@ -68,7 +67,6 @@ void workbook_explorer_set_current_run(const void *run) { current_run = run; }
 const void *workbook_explorer_current_run(void) { return current_run; }
 
 #if defined(__linux__)
-#include <dlfcn.h>
 #include <stdint.h>
 
 typedef struct dispatch_queue_s *dispatch_queue_t;

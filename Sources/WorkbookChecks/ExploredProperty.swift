@@ -62,7 +62,8 @@ public func checkExplored(
         return found
     }
     let result = Explorer.explore(.deepening(seed: 1), budget: budget, judged)
-    if ProcessInfo.processInfo.environment["WORKBOOK_EXPLORER_STATS"] != nil {
+    let showsStats = ProcessInfo.processInfo.environment["WORKBOOK_EXPLORER_STATS"] != nil
+    if showsStats {
         // For tuning budgets: how far each search went.
         Console.error("explored \(property.id): \(result.schedulesRun) schedules in \(String(format: "%.3f", result.seconds)) s, every schedule: \(result.depth.everySchedule), complete bound: \(result.depth.completeBound.map(String.init) ?? "none"), failed: \(result.failure != nil)")
     }
@@ -75,7 +76,7 @@ public func checkExplored(
         threaded.tasksOnOwnThreads = true
         threaded.maxSchedules = 3
         let lane = Explorer.explore(.exhaustive(maxPreemptions: 1), budget: threaded, judged)
-        if ProcessInfo.processInfo.environment["WORKBOOK_EXPLORER_STATS"] != nil {
+        if showsStats {
             Console.error("  on threads of their own: \(lane.schedulesRun) schedules in \(String(format: "%.3f", lane.seconds)) s, failed: \(lane.failure != nil)")
         }
     }

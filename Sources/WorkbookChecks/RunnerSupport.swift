@@ -76,8 +76,14 @@ public enum RunnerMain {
     public static func run(program: String, listing: [String], properties: [(exercise: String, properties: [Property])] = [],
                            checks: [String: @Sendable (Bool) -> CheckResult?]) -> Never {
         let options: RunnerOptions
+        let arguments = Array(CommandLine.arguments.dropFirst())
         do {
-            options = try RunnerOptions.parse(Array(CommandLine.arguments.dropFirst()))
+            options = try RunnerOptions.parse(arguments)
+        } catch let error as RunnerOptions.UsageError {
+            // `--lang` may come after the mistake: read it from the arguments as they are.
+            let asked = arguments.firstIndex(of: "--lang").flatMap { arguments.indices.contains($0 + 1) ? Language(rawValue: arguments[$0 + 1]) : nil }
+            Console.error("\(program): \(error.message.text(asked ?? Language.fromEnvironment()))")
+            exit(RunnerProtocol.usageExitCode)
         } catch {
             Console.error("\(program): \(error)")
             exit(RunnerProtocol.usageExitCode)
@@ -99,7 +105,8 @@ public enum RunnerMain {
             exit(RunnerProtocol.usageExitCode)
         }
         guard let check = checks[name] else {
-            Console.error("\(program): no check named '\(name)' (\(program) --list shows them)")
+            Console.error("\(program): " + Localized("no check named '\(name)' (\(program) --list shows them)",
+                                                     ja: "'\(name)' という名前のチェックはありません（\(program) --list で一覧）").text(options.language))
             exit(RunnerProtocol.usageExitCode)
         }
         // Resolve TSan's entry points now, before any other thread exists: the first resolution
@@ -162,7 +169,11 @@ public struct RunnerOptions: Sendable {
     public init() {}
 
     public struct UsageError: Error, CustomStringConvertible {
-        public let description: String
+        /// In both languages when a learner may see it (`--replay`, through the chapter program).
+        public let message: Localized
+        public init(description: String) { message = .verbatim(description) }
+        public init(_ message: Localized) { self.message = message }
+        public var description: String { message.en }
     }
 
     public static func parse(_ arguments: [String]) throws -> RunnerOptions {
@@ -198,13 +209,14 @@ public struct RunnerOptions: Sendable {
     /// `3:w1d:0x9` → case 3, that token.
     static func parseReplay(_ text: String) throws -> (number: Int, token: ReplayToken) {
         guard let colon = text.firstIndex(of: ":"), let number = Int(text[..<colon]), number >= 1 else {
-            throw UsageError(description: "'\(text)' is not CASE:TOKEN — a case number, a colon, a replay token, as a failure report prints it (3:w1d:0x9)")
+            throw UsageError(Localized(
+                "'\(text)' is not CASE:TOKEN — a case number, a colon, a replay token, as a failure report prints it (3:w1d:0x9)",
+                ja: "'\(text)' は ケース:トークン の形ではありません。失敗レポートに表示されるとおり、ケース番号、コロン、リプレイトークンです（3:w1d:0x9）"))
         }
-        switch ReplayToken.parse(String(text[text.index(after: colon)...])) {
-        case let .success(token): return (number, token)
-        case .failure(.malformed): throw UsageError(description: "'\(text[text.index(after: colon)...])' is not a replay token")
-        case let .failure(.otherConfiguration(found)):
-            throw UsageError(description: "that token was found in a \(found.name) build and this is a \(ReplayToken.Configuration.current.name) build: it would replay another schedule")
+        let token = String(text[text.index(after: colon)...])
+        switch ReplayToken.parse(token) {
+        case let .success(parsed): return (number, parsed)
+        case let .failure(error): throw UsageError(error.explained(token))
         }
     }
 }

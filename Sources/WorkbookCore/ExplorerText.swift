@@ -84,3 +84,20 @@ extension ScheduleReport {
         }
     }
 }
+
+extension ReplayToken.ParseError {
+    /// Why `text` cannot be replayed, in both languages (the chapter programs' `replay` and
+    /// `exercise-runner --replay`).
+    public func explained(_ text: String) -> Localized {
+        switch self {
+        case .malformed:
+            let example = ReplayToken(choices: [0, 0, 0, 1, 0, 0]).description
+            return Localized("'\(text)' is not a replay token (they look like \(example))",
+                             ja: "'\(text)' はリプレイトークンではありません（\(example) のような形です）")
+        case let .otherConfiguration(found):
+            let here = ReplayToken.Configuration.current.name
+            return Localized("'\(text)' was found in a \(found.name) build and this is a \(here) build: the same body takes other steps there, so it would replay a different schedule. Run the \(found.name) build to replay it.",
+                             ja: "'\(text)' は \(found.name) ビルドで見つかったトークンですが、これは \(here) ビルドです。ビルドが違うと同じ本体でもステップが変わり、別のスケジュールを再現してしまいます。\(found.name) ビルドで再現してください。")
+        }
+    }
+}

@@ -25,21 +25,3 @@ public final class Locked<Value>: @unchecked Sendable {
     public var current: Value { withLock { $0 } }
 }
 
-/// A value guarded by a lock that ThreadSanitizer does not see: for a fake's or a check's own
-/// bookkeeping inside code the learner's tasks run (see `RaceDetector`).
-///
-/// The racy way for a check: two of the learner's tasks each record into a `Locked` box, and
-/// the box's lock orders them for TSan — a race between them is hidden. `QuietLocked` records
-/// the same, and the tasks stay as unordered as the learner left them.
-public final class QuietLocked<Value>: @unchecked Sendable {
-    private let box: Locked<Value>
-
-    public init(_ value: Value) { box = Locked(value) }
-
-    @discardableResult
-    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try RaceDetector.quietly { try box.withLock(body) }
-    }
-
-    public var current: Value { withLock { $0 } }
-}

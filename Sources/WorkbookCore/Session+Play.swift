@@ -83,14 +83,8 @@ extension Session {
         switch ReplayToken.parse(text) {
         case let .success(parsed):
             token = parsed
-        case .failure(.malformed):
-            let example = ReplayToken(choices: [0, 0, 0, 1, 0, 0]).description
-            write(t(Localized("'\(text)' is not a replay token (they look like \(example))", ja: "'\(text)' はリプレイトークンではありません（\(example) のような形です）")))
-            return
-        case let .failure(.otherConfiguration(found)):
-            let here = ReplayToken.Configuration.current.name
-            write(t(Localized("'\(text)' was found in a \(found.name) build and this is a \(here) build: the same body takes other steps there, so it would replay a different schedule. Run the \(found.name) build to replay it.",
-                              ja: "'\(text)' は \(found.name) ビルドで見つかったトークンですが、これは \(here) ビルドです。ビルドが違うと同じ本体でもステップが変わり、別のスケジュールを再現してしまいます。\(found.name) ビルドで再現してください。")))
+        case let .failure(error):
+            write(t(error.explained(text)))
             return
         }
         write(terminal.paint("▶ \(number). \(t(game.title)) — replay \(token)", .bold))

@@ -22,8 +22,7 @@ enum DriverThread {
 
     /// Makes the calling thread the driver of `run` (or of nothing).
     static func drive(_ run: ScheduleRun?) {
-        workbook_explorer_set_current_run(run.map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) })
-        workbook_explorer_drive_jobs(run == nil ? nil : takeJob)
+        assist(run)
         active.set(run)
     }
 

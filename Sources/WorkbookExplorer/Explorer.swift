@@ -138,19 +138,19 @@ public enum Explorer {
 
     /// A step that never returned keeps its driver thread — and the explorer — for good: every
     /// later exploration in the process reports that step again at once.
-    private static let blockedForGood = LockedBox<ScheduleReport?>(nil)
+    private static let blockedForGood = QuietLocked<ScheduleReport?>(nil)
 
     /// Explorations run on a thread of their own: never on a Swift concurrency thread, whose
     /// pool the explored code must not depend on. A step that runs longer than
     /// `budget.blockedStepSeconds` is reported through `blocked` (the thread is abandoned).
     static func onDriverThread<R: Sendable>(budget: Budget, _ work: @escaping @Sendable () -> R,
                                             blocked: (ScheduleReport) -> R) -> R {
-        if let report = blockedForGood.get() { return blocked(report) }
+        if let report = blockedForGood.current { return blocked(report) }
         let finished = onDriverThread(work, watching: budget.blockedStepSeconds)
         switch finished {
         case let .finished(result): return result
         case let .blocked(report):
-            blockedForGood.set(report)
+            blockedForGood.withLock { $0 = report }
             return blocked(report)
         }
     }
@@ -161,12 +161,13 @@ public enum Explorer {
     }
 
     private static func onDriverThread<R: Sendable>(_ work: @escaping @Sendable () -> R, watching stepSeconds: Double) -> DriverEnd<R> {
-        let result = LockedBox<R?>(nil)
+        let result = QuietLocked<R?>(nil)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             oneRunAtATime.lock()
             RuntimeHooks.install()  // once per exploration, not per schedule
-            result.set(work())
+            let value = work()
+            result.withLock { $0 = value }
             RuntimeHooks.uninstall()
             oneRunAtATime.unlock()
             done.signal()
@@ -177,7 +178,7 @@ public enum Explorer {
         while done.wait(timeout: .now() + 0.1) == .timedOut {
             if let report = DriverThread.activeRun?.blockedReport(after: stepSeconds) { return .blocked(report) }
         }
-        return .finished(result.get()!)
+        return .finished(result.current!)
     }
 
     static func runOnce<C: Chooser>(_ chooser: inout C, search: Search, budget: Budget, stopBefore: Int? = nil,
@@ -337,12 +338,24 @@ extension QuietlyLocked {
     }
 }
 
-/// A value shared by the explorer's threads (see `QuietlyLocked`).
-final class LockedBox<Value>: QuietlyLocked, @unchecked Sendable {
+/// A value guarded by a lock that ThreadSanitizer does not see (see `QuietlyLocked`): the
+/// explorer's own shared state, and a fake's or a check's bookkeeping inside code the learner's
+/// tasks run.
+///
+/// The racy way for a check: two of the learner's tasks each record into a `Locked` box, and
+/// the box's lock orders them for TSan — a race between them is hidden. `QuietLocked` records
+/// the same, and the tasks stay as unordered as the learner left them.
+public final class QuietLocked<Value>: QuietlyLocked, @unchecked Sendable {
     let lock = NSLock()
     private var value: Value
-    init(_ value: Value) { self.value = value }
-    func set(_ newValue: Value) { update { $0 = newValue } }
-    func get() -> Value { update { $0 } }
-    func update<R>(_ body: (inout Value) -> R) -> R { locked { body(&value) } }
+
+    public init(_ value: Value) { self.value = value }
+
+    @discardableResult
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try locked { try body(&value) }
+    }
+
+    /// A copy of the current value.
+    public var current: Value { withLock { $0 } }
 }

@@ -98,14 +98,10 @@ public enum RaceDetector {
     /// Declares that what this thread did so far happens before whatever a later
     /// `happensAfter(token)` follows — the edge a real API gives (a request reaching the
     /// thread that answers it), where a fake answers through bookkeeping done `quietly`.
-    public static func happensBefore(_ token: HappensBeforeToken) {
-        entry?.happensBefore(nil, 0, token.address)
-    }
+    public static func happensBefore(_ token: HappensBeforeToken) { happensBefore(address: token.address) }
 
     /// The other end of `happensBefore(token)`.
-    public static func happensAfter(_ token: HappensBeforeToken) {
-        entry?.happensAfter(nil, 0, token.address)
-    }
+    public static func happensAfter(_ token: HappensBeforeToken) { happensAfter(address: token.address) }
 
     /// The edge an executor gives a job: enqueueing it happens before it runs (the explorer's
     /// threads, `TaskLanes`).

@@ -92,8 +92,6 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
     let foreignWaitSeconds: Double
     /// Set when each task's jobs run on a thread of its own (for ThreadSanitizer).
     private let lanes: TaskLanes?
-    /// `lanes != nil`, readable from a lane without touching the explorer's memory.
-    private var threaded: Bool { RaceDetector.quietly { lanes != nil } }
     init(stepCap: Int, foreignWaitSeconds: Double, tasksOnOwnThreads: Bool = false) {
         self.stepCap = stepCap
         self.foreignWaitSeconds = foreignWaitSeconds
@@ -106,7 +104,8 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
 
     /// Adds a job; from a thread other than the driver it is noted as uncontrolled.
     func add(_ job: UnownedJob, isolatedToMain: Bool = false) {
-        if threaded { RaceDetector.happensBefore(address: unsafeBitCast(job, to: UnsafeRawPointer.self)) }
+        // The executor's edge, for the lanes (`TaskLanes`); on the one driver thread it orders nothing.
+        RaceDetector.happensBefore(address: unsafeBitCast(job, to: UnsafeRawPointer.self))
         locked { addLocked(job, isolatedToMain: isolatedToMain) }
     }
 
@@ -125,7 +124,7 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
 
     /// A job the runtime wants run after `delay` (a thread running the run's jobs).
     func addTimer(_ job: UnownedJob, after delay: Duration) {
-        if threaded { RaceDetector.happensBefore(address: unsafeBitCast(job, to: UnsafeRawPointer.self)) }
+        RaceDetector.happensBefore(address: unsafeBitCast(job, to: UnsafeRawPointer.self))
         RaceDetector.quietly { _ = clock.add(.job(job), after: delay, owner: running) }
     }
 
@@ -184,10 +183,11 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
     func waitUntilQuiet(_ continuation: UnsafeContinuation<Void, Never>) { RaceDetector.quietly { quietWaiters.append(continuation) } }
 
     func nameCurrent(_ name: String) {
-        RaceDetector.quietly {
+        let onLane = RaceDetector.quietly {
             if let running { names[running] = name }
+            return lanes != nil
         }
-        if threaded { TaskLanes.nameThisThread(name) }  // on the task's lane: its thread takes the name
+        if onLane { TaskLanes.nameThisThread(name) }  // the task's lane thread takes the name
     }
 
     func nameNextTasks(_ names: [String]) {

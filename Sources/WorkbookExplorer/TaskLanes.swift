@@ -71,6 +71,18 @@ enum LaneWork: @unchecked Sendable {  // handed over under the lane's lock
     case job(UnownedJob, executor: UnownedTaskExecutor, isolatedToMain: Bool, name: String)
     case wake(CheckedContinuation<Void, any Error>)
     case wakeAll([UnsafeContinuation<Void, Never>])
+    func perform() {
+        switch self {
+        case let .job(job, executor, isolatedToMain, _):
+            if isolatedToMain {
+                job.runSynchronously(isolatedTo: MainActor.sharedUnownedExecutor, taskExecutor: executor)
+            } else {
+                job.runSynchronously(on: executor)
+            }
+        case let .wake(continuation): continuation.resume(returning: ())
+        case let .wakeAll(continuations): for continuation in continuations { continuation.resume() }
+        }
+    }
 }
 
 /// A thread that runs one piece of work at a time when the driver hands it one, and waits for the next.
@@ -79,10 +91,10 @@ private final class Lane: @unchecked Sendable {  // `pending` and `done` under `
     private var pending: (work: LaneWork, run: ScheduleRun)?
     private var done = false
 
-    private static let pool = LockedBox<[Lane]>([])
+    private static let pool = QuietLocked<[Lane]>([])
 
     static func take() -> Lane {
-        if let lane = pool.update({ $0.popLast() }) { return lane }
+        if let lane = pool.withLock({ $0.popLast() }) { return lane }
         return make()
     }
 
@@ -94,7 +106,7 @@ private final class Lane: @unchecked Sendable {  // `pending` and `done` under `
         return lane
     }
 
-    static func give(_ lane: Lane) { pool.update { $0.append(lane) } }
+    static func give(_ lane: Lane) { pool.withLock { $0.append(lane) } }
 
     /// Does `work` on this lane and returns when it is done.
     func run(_ work: LaneWork, driving run: ScheduleRun) {
@@ -117,24 +129,13 @@ private final class Lane: @unchecked Sendable {  // `pending` and `done` under `
                 DriverThread.assist(pending!.run)
                 return pending!.work
             }
-            switch work {
-            case let .job(job, executor, isolatedToMain, name):
+            if case let .job(job, _, _, name) = work {
                 TaskLanes.nameThisThread(name)  // never a name left from another task
                 // The executor's edge: what was done before the job was enqueued happens before it runs.
                 RaceDetector.happensAfter(address: unsafeBitCast(job, to: UnsafeRawPointer.self))
-                workbook_explorer_filter_runtime_releases(true)
-                if isolatedToMain {
-                    job.runSynchronously(isolatedTo: MainActor.sharedUnownedExecutor, taskExecutor: executor)
-                } else {
-                    job.runSynchronously(on: executor)
-                }
-            case let .wake(continuation):
-                workbook_explorer_filter_runtime_releases(true)
-                continuation.resume(returning: ())
-            case let .wakeAll(continuations):
-                workbook_explorer_filter_runtime_releases(true)
-                for continuation in continuations { continuation.resume() }
             }
+            workbook_explorer_filter_runtime_releases(true)
+            work.perform()
             workbook_explorer_filter_runtime_releases(false)
             RaceDetector.quietly {
                 DriverThread.assist(nil)

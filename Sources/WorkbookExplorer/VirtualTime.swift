@@ -101,14 +101,15 @@ public struct ExplorerClock: Clock {
         }
         // A timer of the run's own, whatever executor the sleeping task is on; cancelling the
         // task removes it and wakes the sleeper with CancellationError.
-        let timer = LockedBox<Int?>(nil)
+        let timer = QuietLocked<Int?>(nil)
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 if Task.isCancelled { return continuation.resume(throwing: CancellationError()) }
-                timer.set(run.setTimer(continuation, after: delay))
+                let number = run.setTimer(continuation, after: delay)
+                timer.withLock { $0 = number }
             }
         } onCancel: {
-            if let number = timer.get() { run.cancelTimer(number) }
+            if let number = timer.current { run.cancelTimer(number) }
         }
     }
 }

@@ -209,16 +209,16 @@ struct ExplorerReports {
 struct ExplorerChoices {
     @Test("a task that has not run yet is listed as a task, numbered, never as an actor")
     func unstartedTasksAreTasks() {
-        let seen = LockedBox<[[Entity]]>([])
+        let seen = QuietLocked<[[Entity]]>([])
         _ = Explorer.play(choose: { point in
-            seen.set(seen.get() + [point.ready.map(\.who)])
+            seen.withLock { $0.append(point.ready.map(\.who)) }
             return nil
         }) {
             async let a: Int = { 1 }()
             async let b: Int = { 2 }()
             return "\(await a + b)"
         }
-        let first = seen.get().first ?? []
+        let first = seen.current.first ?? []
         #expect(first.count == 2)
         #expect(!first.contains(.actor), "\(first)")
         #expect(first == [.task(2), .task(3)], "\(first)")
