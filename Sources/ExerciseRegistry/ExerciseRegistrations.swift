@@ -29,4 +29,6 @@ public let exerciseRegistrations: [CheckRegistration] = [
           reference: { OrderedThumbnailsCheck.run { Solutions.ThumbnailGallery() } }),
     .init("SequentialPresenter", properties: SequentialPresenterCheck.properties, learner: { SequentialPresenterCheck.run { Exercises.SequentialPresenter(host: $0) } },
           reference: { SequentialPresenterCheck.run { Solutions.SequentialPresenter(host: $0) } }),
+    .init("WrapCallbackAPI", properties: WrapCallbackAPICheck.properties, learner: { WrapCallbackAPICheck.run { Exercises.WeatherService(client: $0) } },
+          reference: { WrapCallbackAPICheck.run { Solutions.WeatherService(client: $0) } }),
 ]

@@ -34,10 +34,10 @@ public enum ExploredCases {
     public static var count: Int { state.withLock { $0.started } }
 
     /// A case begins: its number, and the token to replay it with, if this is the one.
-    static func begin() -> (number: Int, replay: ReplayToken?, skip: Bool) {
+    static func begin(title: Localized?) -> (number: Int, replay: ReplayToken?, skip: Bool) {
         state.withLock { state in
             state.started += 1
-            ScheduleJournal.noteCase(state.started)
+            ScheduleJournal.noteCase(state.started, title: title.map { BilingualLabel.join($0.en, $0.ja) } ?? "")
             guard let request = state.request else { return (state.started, nil, false) }
             return (state.started, request.number == state.started ? request.token : nil, request.number != state.started)
         }

@@ -11,9 +11,11 @@ import WorkbookExplorer
 /// breaks. The failure carries the schedule with the fewest preemptions found, its replay token
 /// and the outcome tally. `broken` names the property a failing outcome broke when it is not
 /// `property`; a schedule in which the body never finished breaks `deadlock`, and
-/// `leftWaiting` says so from who waited, and where.
+/// `leftWaiting` says so from who waited, and where. `title` says what the case runs (a crash in
+/// it is reported with it).
 public func checkExplored(
     _ property: Property,
+    title: Localized? = nil,
     broken: @escaping @Sendable (String) -> Property? = { _ in nil },
     deadlock: Property = .finishes,
     leftWaiting: (@Sendable (_ whoWaited: Localized) -> Localized)? = nil,
@@ -27,7 +29,7 @@ public func checkExplored(
         if classify(outcome) == .forbidden { throw InvariantViolation(outcome) }
         return outcome
     }
-    let (number, replayToken, skip) = ExploredCases.begin()
+    let (number, replayToken, skip) = ExploredCases.begin(title: title)
     if skip { return nil }
     var tally = OutcomeTally(classify: classify)
     func failure(_ schedule: ScheduleReport?, outcomes: [(outcome: String, count: Int)]) -> CheckFailure? {
@@ -127,8 +129,8 @@ public func errorName(_ error: any Error) -> String {
 
 /// What a report says when `call` never came back: who waited, and where, then `advice`.
 public func neverCameBack(_ call: Localized, whoWaited who: Localized, advice: Localized) -> Localized {
-    Localized("\(call.en) never came back: every task stopped, waiting (\(who.en)), and nothing was left to wake them. \(advice.en)",
-              ja: "\(call.ja) が戻りませんでした。すべてのタスクが待ったまま止まり（\(who.ja)）、起こすものが何も残っていません。\(advice.ja)")
+    Localized("\(call.en) never came back: nothing was left to run and nothing to wake the caller (where each task was last: \(who.en)). \(advice.en)",
+              ja: "\(call.ja) が戻りませんでした。実行できるものも呼び出し元を起こすものも残っていません（各タスクが最後にいた場所: \(who.ja)）。\(advice.ja)")
 }
 
 /// The name checks give the task that calls the learner's code.

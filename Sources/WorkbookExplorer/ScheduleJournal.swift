@@ -14,11 +14,13 @@ import Darwin
 ///
 /// Layout: `WSJ1`, the configuration (`d`/`r`), one byte unused, the check's case number
 /// (UInt16, little endian, 0: none), the step count (UInt32, little endian), then one byte per
-/// choice (255: a choice too large to keep).
+/// choice (255: a choice too large to keep); after the choices' room, what the case runs (its
+/// title: UInt16 length, then UTF-8).
 public enum ScheduleJournal {
     public static let environmentKey = "WORKBOOK_SCHEDULE_JOURNAL"
     static let capacity = 1 << 20
     private static let headerSize = 12
+    private static let titleCapacity = 4096
 
     /// The mapping, if the environment names a journal (made once, before any run).
     nonisolated(unsafe) private static let mapping: UnsafeMutablePointer<UInt8>? = {
@@ -26,8 +28,8 @@ public enum ScheduleJournal {
         let descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        guard ftruncate(descriptor, off_t(headerSize + capacity)) == 0,
-              let address = mmap(nil, headerSize + capacity, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0),
+        guard ftruncate(descriptor, off_t(headerSize + capacity + titleCapacity)) == 0,
+              let address = mmap(nil, headerSize + capacity + titleCapacity, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0),
               address != MAP_FAILED else { return nil }
         let bytes = address.assumingMemoryBound(to: UInt8.self)
         for (index, byte) in Array("WSJ1".utf8).enumerated() { bytes[index] = byte }
@@ -35,12 +37,29 @@ public enum ScheduleJournal {
         return bytes
     }()
 
-    /// The check's explored case now running (`ExploredCases`), so a crash names it too.
-    public static func noteCase(_ number: Int) {
+    /// The check's explored case now running (`ExploredCases`) and what it runs, so a crash
+    /// names it too.
+    public static func noteCase(_ number: Int, title: String = "") {
         guard let mapping else { return }
         let value = UInt16(clamping: number)
         mapping[6] = UInt8(truncatingIfNeeded: value)
         mapping[7] = UInt8(truncatingIfNeeded: value >> 8)
+        var bytes = Array(title.utf8.prefix(titleCapacity - 2))
+        while !bytes.isEmpty, String(validating: bytes, as: UTF8.self) == nil { bytes.removeLast() }
+        let start = headerSize + capacity
+        mapping[start] = UInt8(truncatingIfNeeded: bytes.count)
+        mapping[start + 1] = UInt8(truncatingIfNeeded: bytes.count >> 8)
+        for (index, byte) in bytes.enumerated() { mapping[start + 2 + index] = byte }
+    }
+
+    /// What the case a journal file names runs, if the check said.
+    public static func readCaseTitle(path: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: path), data.count >= headerSize + capacity + titleCapacity,
+              data.prefix(4).elementsEqual("WSJ1".utf8) else { return nil }
+        let start = data.startIndex + headerSize + capacity
+        let length = Int(data[start]) | Int(data[start + 1]) << 8
+        guard length > 0, length <= titleCapacity - 2 else { return nil }
+        return String(decoding: data[(start + 2)..<(start + 2 + length)], as: UTF8.self)
     }
 
     /// The case number a journal file holds, if any.

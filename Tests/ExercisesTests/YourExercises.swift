@@ -50,3 +50,7 @@ import Testing
 @Suite(.serialized) struct SequentialPresenter {
     @Test("04-async-await/SequentialPresenter: your answer") func yourAnswer() async { await ExerciseRun.verdict("SequentialPresenter") }
 }
+
+@Suite(.serialized) struct WrapCallbackAPI {
+    @Test("05-continuations/WrapCallbackAPI: your answer") func yourAnswer() async { await ExerciseRun.verdict("WrapCallbackAPI") }
+}

@@ -112,20 +112,48 @@ public struct ExerciseChecker: Sendable {
         let property = verdict.failedProperty
         guard property == VerdictProperty.crash || property == VerdictProperty.dataRace,
               let token = ScheduleJournal.read(path: journal) else { return verdict }
-        var text = property == VerdictProperty.crash
-            ? Localized("  It crashed in step \(token.choices.count) of a schedule the explorer was running. Replay token: \(token)",
-                        ja: "  エクスプローラが実行していたスケジュールのステップ \(token.choices.count) でクラッシュしました。リプレイトークン: \(token)")
-            : Localized("  It happened in step \(token.choices.count) of a schedule the explorer ran with each task on a thread of its own, so that ThreadSanitizer could see which of them touched what. Replay token: \(token)",
-                        ja: "  エクスプローラが各タスクをそれぞれ専用のスレッドで動かしたスケジュールの、ステップ \(token.choices.count) で起きました（どのタスクが何に触れたかを ThreadSanitizer が見られるようにするためです）。リプレイトークン: \(token)")
+        let title = ScheduleJournal.readCaseTitle(path: journal).map { Localized(BilingualLabel.english($0), ja: BilingualLabel.japanese($0)) }
+        let number = ScheduleJournal.readCase(path: journal)
+        let steps = token.choices.count
+        // "`presentAll([A, B, C])` (case 3)": what the case runs, where the check said.
+        let ran: Localized? = switch (title, number) {
+        case let (title?, number?): Localized("\(title.en) (case \(number))", ja: "\(title.ja)（ケース \(number)）")
+        case let (title?, nil): title
+        case let (nil, number?): Localized("case \(number)", ja: "ケース \(number)")
+        case (nil, nil): nil
+        }
+        let lane = Localized(" with each task on a thread of its own, so that ThreadSanitizer could see which of them touched what",
+                             ja: "（各タスクをそれぞれ専用のスレッドで動かし、どのタスクが何に触れたかを ThreadSanitizer が見られるようにして）")
+        let crashed = property == VerdictProperty.crash
+        var text: Localized
+        if let ran {
+            text = crashed
+                ? Localized("  It crashed while the explorer ran \(ran.en): in step \(steps) of the schedule with replay token \(token).",
+                            ja: "  エクスプローラが \(ran.ja) を実行中に、リプレイトークン \(token) のスケジュールのステップ \(steps) でクラッシュしました。")
+                : Localized("  It happened while the explorer ran \(ran.en)\(lane.en): in step \(steps) of the schedule with replay token \(token).",
+                            ja: "  エクスプローラが \(ran.ja) を実行中\(lane.ja)、リプレイトークン \(token) のスケジュールのステップ \(steps) で起きました。")
+        } else {
+            text = crashed
+                ? Localized("  It crashed in step \(steps) of a schedule the explorer was running. Replay token: \(token).",
+                            ja: "  エクスプローラが実行していたスケジュールのステップ \(steps) でクラッシュしました。リプレイトークン: \(token)。")
+                : Localized("  It happened in step \(steps) of a schedule the explorer ran\(lane.en). Replay token: \(token).",
+                            ja: "  エクスプローラが実行した\(lane.ja)スケジュールのステップ \(steps) で起きました。リプレイトークン: \(token)。")
+        }
         // A crash replays (and crashes again, with the runtime's message); a race needs the
         // threads of the race lane, which a replay does not use.
-        if property == VerdictProperty.crash, let number = ScheduleJournal.readCase(path: journal) {
+        if crashed, let number {
             let argument = "\(number):\(token)"
-            text = Localized("\(text.en) (case \(number)). Again, alone, after an edit: `replay \(verdict.exercise) \(argument)` in the chapter program.",
-                             ja: "\(text.ja)（ケース \(number)）。修正後にもう一度それだけを実行するには、チャプタープログラムで `replay \(verdict.exercise) \(argument)`。")
+            text = Localized("\(text.en) Again, alone, after an edit: `replay \(verdict.exercise) \(argument)` in the chapter program.",
+                             ja: "\(text.ja)修正後にもう一度それだけを実行するには、チャプタープログラムで `replay \(verdict.exercise) \(argument)`。")
         }
-        let line = terminal.paint(t(text), .yellow)
-        return Verdict(exercise: verdict.exercise, status: verdict.status, failedProperty: verdict.failedProperty, report: verdict.report + "\n" + line)
+        // Beside what happened, before the hints.
+        var lines = verdict.report.components(separatedBy: "\n")
+        let hints = lines.firstIndex { line in
+            let plain = Terminal.stripStyles(line)
+            return ["  Hint: ", "  ヒント: ", "  More hints", "  ほかのヒント"].contains { plain.hasPrefix($0) }
+        } ?? lines.endIndex
+        lines.insert(terminal.paint(t(text), .yellow), at: hints)
+        return Verdict(exercise: verdict.exercise, status: verdict.status, failedProperty: verdict.failedProperty, report: lines.joined(separator: "\n"))
     }
 
     /// `exercise-runner-plain` (or `variant-runner-plain`) beside the runner, if it was built.
@@ -171,7 +199,7 @@ public struct ExerciseChecker: Sendable {
             let property = marker[2]
             let waits = property == Property.finishes.id ? waitingPlaces(file) : []
             return Verdict(exercise: exercise, status: .failing, failedProperty: property,
-                           report: ([report] + waits + [hintLines(entry, property: property)]).joined(separator: "\n"))
+                           report: ([report] + runtimeWarnings(outcome.standardError) + waits + [hintLines(entry, property: property)]).joined(separator: "\n"))
         case let .exited(code):
             return fail(exercise, VerdictProperty.crash, reason: Localized(
                 "the check ended with exit code \(code) before giving a verdict.",
@@ -187,6 +215,17 @@ public struct ExerciseChecker: Sendable {
                 ja: "チェックが \(Int(seconds)) 秒以内に終わらなかったため、打ち切りました。チェックが見張る呼び出しの外で、何かが永久に待っている（デッドロック）かループしています。"),
                 details: lines.suffix(20) + waitingPlaces(file), entry: entry)
         }
+    }
+
+    /// What the Swift runtime said without stopping the program — a continuation dropped
+    /// without being resumed — while the check ran: the runtime's own words, once each.
+    func runtimeWarnings(_ standardError: String) -> [String] {
+        var seen = Set<String>()
+        let lines = standardError.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { $0.hasPrefix("SWIFT TASK CONTINUATION MISUSE") && seen.insert($0).inserted }
+        guard !lines.isEmpty else { return [] }
+        return [terminal.paint(t(Localized("  The Swift runtime said, while the check ran:", ja: "  チェックの実行中に Swift ランタイムが出したメッセージ:")), .yellow)]
+            + lines.prefix(3).map { "    " + $0 }
     }
 
     /// Every place in the learner's file that can wait — a deadlock is one of them waiting for

@@ -82,7 +82,7 @@ public enum CompletionToAsyncCheck {
                            id: String, reply: ThumbnailServer.Reply) -> CheckFailure? {
         let want = expected(id, reply)
         let call = "`try await thumbnail(for: \"\(id)\")`"
-        return checkExplored(returnsThumbnail, broken: { _ in reply == .image ? returnsThumbnail : errorReachesCaller },
+        return checkExplored(returnsThumbnail, title: .verbatim(call), broken: { _ in reply == .image ? returnsThumbnail : errorReachesCaller },
                              deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call: call, $0) }, observed: { outcome in
             observed(call: call, reply: reply, want: want, got: outcome)
         }, budget: budget, classify: { $0 == want ? .acceptable : .forbidden }) {
@@ -97,7 +97,7 @@ public enum CompletionToAsyncCheck {
     static func checkTwoAtOnce(_ make: @escaping @Sendable (ThumbnailServer) -> any CompletionToAsyncProtocol) -> CheckFailure? {
         let call = "`async let a = thumbnail(for: \"cat\"); async let b = thumbnail(for: \"missing\")`"
         let want = "a: Thumbnail(cat), b: ThumbnailError.badID"
-        return checkExplored(callsIndependent, deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call: call, $0) }, observed: { outcome in
+        return checkExplored(callsIndependent, title: .verbatim(call), deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call: call, $0) }, observed: { outcome in
             return Localized(
                 "Two calls at once on one fetcher (\(call)): the caller should get \(want), and got \(outcome). Something one call keeps in the fetcher reached the other — keep each call's values in local constants.",
                 ja: "1 つのフェッチャーで 2 つの呼び出しを同時に行いました（\(call)）。呼び出し元は \(want) を受け取るはずが、\(outcome) を受け取りました。一方の呼び出しがフェッチャーに残したものが、もう一方に届いています。呼び出しごとの値はローカル定数に置きましょう。")
@@ -133,7 +133,7 @@ public enum CompletionToAsyncCheck {
         // A cancel before the server's reply must end in CancellationError; after it, the
         // thumbnail may still come (or the answer may look once more and stop).
         let acceptable: Set = [beforeReply + "CancellationError", afterReply + "CancellationError", afterReply + "Thumbnail(cat)"]
-        return checkExplored(errorReachesCaller, deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call: call, $0) }, observed: { outcome in
+        return checkExplored(errorReachesCaller, title: .verbatim(call), deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call: call, $0) }, observed: { outcome in
             let got = outcome.hasPrefix(beforeReply) ? outcome.dropFirst(beforeReply.count) : outcome.dropFirst(afterReply.count)
             return Localized(
                 "The caller cancelled the task before the server replied to \"cat\" (\(call)) and got \(got). A cancelled call throws `CancellationError` — `data(for:)` throws it for you: let it reach the caller as it is, do not turn it into a `ThumbnailError` or swallow it. Work in a `Task.detached`, or behind a callback, does not see the caller's cancel: look with `try Task.checkCancellation()`.",
@@ -160,7 +160,7 @@ public enum CompletionToAsyncCheck {
         let want = expected(id, reply)
         let call = "`thumbnail(for: \"\(id)\") { result in … }`"
         let once = "calls=1: " + want
-        return checkExplored(calledOnce, broken: { outcome in
+        return checkExplored(calledOnce, title: .verbatim(call), broken: { outcome in
             if outcome == never { return neverLeftWaiting }
             if outcome.hasPrefix("calls=1: ") { return reply == .image ? returnsThumbnail : errorReachesCaller }
             return calledOnce
@@ -198,7 +198,7 @@ public enum CompletionToAsyncCheck {
     static func checkTwoHandlersAtOnce(_ make: @escaping @Sendable (ThumbnailServer) -> any CompletionToAsyncProtocol) -> CheckFailure? {
         let call = "`thumbnail(for: \"cat\") { … }; thumbnail(for: \"missing\") { … }`"
         let want = "\"cat\": calls=1: Thumbnail(cat); \"missing\": calls=1: ThumbnailError.badID"
-        return checkExplored(callsIndependent, broken: { outcome in
+        return checkExplored(callsIndependent, title: .verbatim(call), broken: { outcome in
             outcome.contains("calls=2") || outcome.contains("calls=3") ? calledOnce : nil
         }, deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call: call, $0) }, observed: { outcome in
             return Localized(

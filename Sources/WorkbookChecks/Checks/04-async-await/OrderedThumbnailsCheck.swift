@@ -143,7 +143,7 @@ public enum OrderedThumbnailsCheck {
 
     /// Explores `body`, whose outcome is `ok` or `<property id>|<what happened>`.
     static func explore(_ call: String, maxInFlight: Int, _ body: @escaping Explorer.Body) -> CheckFailure? {
-        checkExplored(inputOrder, broken: brokenProperty(in: properties), leftWaiting: { leftWaiting(call, $0) }, observed: { outcome in
+        checkExplored(inputOrder, title: .verbatim(call), broken: brokenProperty(in: properties), leftWaiting: { leftWaiting(call, $0) }, observed: { outcome in
             observed(call, maxInFlight: maxInFlight, outcome)
         }, budget: budget, classify: { $0 == ok ? .acceptable : .forbidden }) {
             nameTask(callerTask)

@@ -214,7 +214,7 @@ public enum SequentialPresenterCheck {
     // MARK: Exploring
 
     static func explore(_ call: Localized, budget: Explorer.Budget = budget, _ body: @escaping Explorer.Body) -> CheckFailure? {
-        checkExplored(inOrder, broken: brokenProperty(in: properties), deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call, $0) }, observed: { outcome in
+        checkExplored(inOrder, title: call, broken: brokenProperty(in: properties), deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call, $0) }, observed: { outcome in
             observed(call, outcome)
         }, budget: budget, classify: { $0 == ok ? .acceptable : .forbidden }) {
             nameTask(callerTask)
