@@ -43,8 +43,11 @@ let package = Package(
         // Runs one learner check in its own process, so a crash or a deadlock cannot take down `swift test`.
         // The one registration list: each exercise's check on the learner's type and the reference.
         .target(name: "ExerciseRegistry", dependencies: ["Exercises", "Solutions", "WorkbookChecks"]),
-        .executableTarget(name: "exercise-runner", dependencies: ["ExerciseRegistry", "WorkbookChecks", "SanitizerMutexSupport", "ReleasePointInterposers"],
+        .executableTarget(name: "exercise-runner", dependencies: ["ExerciseRegistry", "WorkbookChecks", "SanitizerMutexSupport", "ReleasePointInterposers", "AccessRaceInterposer"],
                           linkerSettings: [.unsafeFlags(["-sanitize=thread"])]),
+        // Shows TSan the learner's accesses to values of resilient types (a stored
+        // `CheckedContinuation`), which the uninstrumented runtime copies (TSan runners, Linux).
+        .target(name: "AccessRaceInterposer", dependencies: ["Interposing"]),
         // Tells TSan about Synchronization.Mutex's futex slow paths on Linux (TSan runners only).
         .target(name: "SanitizerMutexSupport"),
         // ThreadSanitizer's entry points as plain functions, so instrumented code runs without its
@@ -68,7 +71,7 @@ let package = Package(
         // the runner that checks them in a child process; CheckerTests expects each to fail.
         .target(name: "CheckerVariants", dependencies: ["ExerciseKit", "WorkbookChecks"], path: "Tests/CheckerVariants",
                 swiftSettings: [.unsafeFlags(["-sanitize=thread"])]),
-        .executableTarget(name: "variant-runner", dependencies: ["CheckerVariants", "WorkbookChecks", "SanitizerMutexSupport", "ReleasePointInterposers"], path: "Tests/VariantRunner",
+        .executableTarget(name: "variant-runner", dependencies: ["CheckerVariants", "WorkbookChecks", "SanitizerMutexSupport", "ReleasePointInterposers", "AccessRaceInterposer"], path: "Tests/VariantRunner",
                           linkerSettings: [.unsafeFlags(["-sanitize=thread"])]),
         .executableTarget(name: "variant-runner-plain", dependencies: ["CheckerVariants", "WorkbookChecks", "SanitizerStubs", "ReleasePointInterposers"],
                           path: "Tests/VariantRunnerPlain"),

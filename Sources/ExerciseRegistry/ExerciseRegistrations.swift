@@ -31,4 +31,8 @@ public let exerciseRegistrations: [CheckRegistration] = [
           reference: { SequentialPresenterCheck.run { Solutions.SequentialPresenter(host: $0) } }),
     .init("WrapCallbackAPI", properties: WrapCallbackAPICheck.properties, learner: { WrapCallbackAPICheck.run { Exercises.WeatherService(client: $0) } },
           reference: { WrapCallbackAPICheck.run { Solutions.WeatherService(client: $0) } }),
+    .init("DelegateBridge", properties: DelegateBridgeCheck.properties, learner: { DelegateBridgeCheck.run { Exercises.LocationBridge(provider: $0) } },
+          reference: { DelegateBridgeCheck.run { Solutions.LocationBridge(provider: $0) } }),
+    .init("CancellableRequest", properties: CancellableRequestCheck.properties, learner: { CancellableRequestCheck.run { Exercises.Downloader(client: $0) } },
+          reference: { CancellableRequestCheck.run { Solutions.Downloader(client: $0) } }),
 ]

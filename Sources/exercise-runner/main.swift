@@ -1,4 +1,5 @@
 import ExerciseRegistry
+import AccessRaceInterposer
 import ReleasePointInterposers
 import SanitizerMutexSupport
 import WorkbookChecks
@@ -17,4 +18,5 @@ import WorkbookChecks
 // 66 ThreadSanitizer stopped it.
 workbook_sanitizer_mutex_support_linked()
 workbook_release_point_interposers_linked()
+workbook_access_race_interposer_linked()
 RunnerMain.run(program: RunnerProtocol.executableName, exercises: exerciseRegistrations)

@@ -54,3 +54,11 @@ import Testing
 @Suite(.serialized) struct WrapCallbackAPI {
     @Test("05-continuations/WrapCallbackAPI: your answer") func yourAnswer() async { await ExerciseRun.verdict("WrapCallbackAPI") }
 }
+
+@Suite(.serialized) struct DelegateBridge {
+    @Test("05-continuations/DelegateBridge: your answer") func yourAnswer() async { await ExerciseRun.verdict("DelegateBridge") }
+}
+
+@Suite(.serialized) struct CancellableRequest {
+    @Test("05-continuations/CancellableRequest: your answer") func yourAnswer() async { await ExerciseRun.verdict("CancellableRequest") }
+}

@@ -1,4 +1,5 @@
 import CheckerVariants
+import AccessRaceInterposer
 import ReleasePointInterposers
 import SanitizerMutexSupport
 import WorkbookChecks
@@ -11,4 +12,5 @@ import WorkbookChecks
 //   variant-runner --list     (name, exercise, property, summary; tab-separated)
 workbook_sanitizer_mutex_support_linked()
 workbook_release_point_interposers_linked()
+workbook_access_race_interposer_linked()
 RunnerMain.run(program: RunnerProtocol.variantExecutableName, variants: allVariants)

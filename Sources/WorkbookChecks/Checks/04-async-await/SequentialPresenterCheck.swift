@@ -152,7 +152,7 @@ public enum SequentialPresenterCheck {
                 // released, as it would on real threads.
                 host.whenPresenting("B") {
                     checkpoint("task.cancel()")
-                    _ = returnsWithin(seconds: 0.5) { task.cancel() }
+                    _ = runsOnAnotherThread(within: 0.5) { task.cancel() }
                 }
             }
             switch moment {
