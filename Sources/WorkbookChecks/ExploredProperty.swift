@@ -127,6 +127,15 @@ public func errorName(_ error: any Error) -> String {
     return described.hasPrefix(type) ? described : "\(type).\(described)"
 }
 
+/// What a call gave, as a report names it: the value described, or the error's name.
+public func outcomeText<Value>(_ call: () async throws -> Value) async -> String {
+    do {
+        return String(describing: try await call())
+    } catch {
+        return errorName(error)
+    }
+}
+
 /// What a report says when `call` never came back: who waited, and where, then `advice`.
 public func neverCameBack(_ call: Localized, whoWaited who: Localized, advice: Localized) -> Localized {
     Localized("\(call.en) never came back: nothing was left to run and nothing to wake the caller (where each task was last: \(who.en)). \(advice.en)",

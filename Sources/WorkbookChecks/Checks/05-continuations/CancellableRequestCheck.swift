@@ -59,7 +59,7 @@ public enum CancellableRequestCheck {
             ja: "`try await download(\"\(name)\")`、ダウンロードは 10 ms 後に\(name == "photo" ? "完了する" : " DownloadError.offline で失敗する")")
         return explore(call) {
             let client = DownloadClient(files: files)
-            let got = await outcome { try await make(client).download(name) }
+            let got = await outcomeText { try await make(client).download(name) }
             checkpoint("download ↩")
             await untilQuiet()
             guard got == want else {
@@ -178,15 +178,6 @@ public enum CancellableRequestCheck {
             advice = .verbatim("")
         }
         return Localized("\(call.en): \(what.en). \(advice.en)", ja: "\(call.ja): \(what.ja)。\(advice.ja)")
-    }
-
-    /// What a call gave, as a report names it.
-    static func outcome(_ call: () async throws -> Payload) async -> String {
-        do {
-            return String(describing: try await call())
-        } catch {
-            return errorName(error)
-        }
     }
 
     static func text(_ result: Result<Payload, any Error>) -> String {

@@ -93,7 +93,7 @@ public enum DelegateBridgeCheck {
         }) {
             let provider = LocationProvider(answers: [request.answer])
             let bridge = make(provider)
-            let got = await outcome { try await bridge.currentLocation() }
+            let got = await outcomeText { try await bridge.currentLocation() }
             checkpoint("currentLocation() ↩")
             await untilQuiet()
             withExtendedLifetime(bridge) {}
@@ -111,9 +111,9 @@ public enum DelegateBridgeCheck {
             let provider = LocationProvider(answers: [Answer(later: [(.milliseconds(10), .update("harbour"))]),
                                                       Answer(later: [(.milliseconds(10), .update("station"))])])
             let bridge = make(provider)
-            let first = await outcome { try await bridge.currentLocation() }
+            let first = await outcomeText { try await bridge.currentLocation() }
             checkpoint("first ↩")
-            let second = await outcome { try await bridge.currentLocation() }
+            let second = await outcomeText { try await bridge.currentLocation() }
             checkpoint("second ↩")
             await untilQuiet()
             withExtendedLifetime(bridge) {}
@@ -145,14 +145,14 @@ public enum DelegateBridgeCheck {
             let provider = LocationProvider(answers: Array(repeating: Answer(later: [(.milliseconds(10), .update("harbour"))]), count: 3))
             let bridge = make(provider)
             nameNextTasks("a", "b")
-            async let a = outcome { try await bridge.currentLocation() }
-            async let b = outcome {
+            async let a = outcomeText { try await bridge.currentLocation() }
+            async let b = outcomeText {
                 if let delay { try? await ExplorerClock().sleep(for: delay) }
                 return try await bridge.currentLocation()
             }
             let (gotA, gotB) = await (a, b)
             checkpoint("a, b ↩")
-            let c = await outcome { try await bridge.currentLocation() }
+            let c = await outcomeText { try await bridge.currentLocation() }
             checkpoint("c ↩")
             await untilQuiet()
             withExtendedLifetime(bridge) {}
@@ -195,12 +195,4 @@ public enum DelegateBridgeCheck {
         return neverCameBack(call, whoWaited: who, advice: advice)
     }
 
-    /// What a call gave, as a report names it.
-    static func outcome(_ call: () async throws -> Location) async -> String {
-        do {
-            return String(describing: try await call())
-        } catch {
-            return errorName(error)
-        }
-    }
 }

@@ -85,7 +85,7 @@ public enum WrapCallbackAPICheck {
         }, budget: budget, classify: { $0 == want ? .acceptable : .forbidden }) {
             nameTask(callerTask)
             let service = make(client(cached: cached))
-            return await outcome { try await service.forecast(for: city) }
+            return await outcomeText { try await service.forecast(for: city) }
         }
     }
 
@@ -101,22 +101,13 @@ public enum WrapCallbackAPICheck {
             nameTask(callerTask)
             let service = make(client())
             nameNextTasks("a", "b")
-            async let a = outcome { try await service.forecast(for: "Oslo") }
-            async let b = outcome { try await service.forecast(for: "Lima") }
+            async let a = outcomeText { try await service.forecast(for: "Oslo") }
+            async let b = outcomeText { try await service.forecast(for: "Lima") }
             return "a: \(await a), b: \(await b)"
         }
     }
 
     // MARK: Reports
-
-    /// What a call gave, as a report names it.
-    static func outcome(_ call: () async throws -> Forecast) async -> String {
-        do {
-            return String(describing: try await call())
-        } catch {
-            return errorName(error)
-        }
-    }
 
     static func answerText(_ reply: LegacyWeatherClient.Reply) -> String {
         switch reply {
