@@ -93,16 +93,16 @@ public final class LegacyWeatherClient: Sendable {
         record.withLock { $0.answered.append(city) }
         switch reply {
         case .forecast:
-            checkpoint("\(city) → (data, nil)")
+            checkpoint("\"\(city)\" → (data, nil)")
             completion(ForecastData(city: city, readable: true), nil)
         case .unreadable:
-            checkpoint("\(city) → (bytes, nil)")
+            checkpoint("\"\(city)\" → (bytes, nil)")
             completion(ForecastData(city: city, readable: false), nil)
         case .nothing:
-            checkpoint("\(city) → (nil, nil)")
+            checkpoint("\"\(city)\" → (nil, nil)")
             completion(nil, nil)
         case .offline:
-            checkpoint("\(city) → (nil, ServerError.offline)")
+            checkpoint("\"\(city)\" → (nil, ServerError.offline)")
             completion(nil, ServerError.offline)
         }
     }

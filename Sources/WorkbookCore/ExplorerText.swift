@@ -62,7 +62,7 @@ extension ScheduleReport {
     /// For a deadlock: each task left waiting, and the last checkpoint it passed.
     public var whoWaited: Localized {
         let who = waiting.map { entry in
-            entry.after.map { Localized("\(entry.who.localized.en) (after \"\(BilingualLabel.english($0))\")", ja: "\(entry.who.localized.ja)（\"\(BilingualLabel.japanese($0))\" の後）") }
+            entry.after.map { Localized("\(entry.who.localized.en) (after \"\(BilingualLabel.english($0))\")", ja: "\(entry.who.localized.ja)（「\(BilingualLabel.japanese($0))」の後）") }
                 ?? Localized("\(entry.who.localized.en) (the body)", ja: "\(entry.who.localized.ja)（本体）")
         }
         return Localized(who.map(\.en).joined(separator: ", "), ja: who.map(\.ja).joined(separator: "、"))

@@ -35,12 +35,12 @@ struct JapaneseReportTests {
     /// Lines that quote code or another program, which stay as they are: a source line
     /// (`    15 | counts[page] = …`), a place in the learner's file that waits
     /// (`    exercises/…/Worker.swift:40  condition.wait()`), and the runtime's own messages
-    /// (`exercises/…/Worker.swift:40: Precondition failed: …`, `Fatal error: …`,
+    /// (`exercises/…/Worker.swift:40: Precondition failed: …`, `Fatal error: …`, `SWIFT TASK CONTINUATION MISUSE: …`,
     /// `*** Program crashed: …`, `Thread 3 "worker" crashed:`, libdispatch's `BUG IN CLIENT …`).
     /// Not the workbook's explanation of a libdispatch trap (`libdispatch: …`): that is ours.
     static func isQuoted(_ line: String) -> Bool {
         let patterns = [#"^\s+\d+ \| "#, #"^\s+\S+\.swift:\d+  "#, #"^\s*\S+\.swift:\d+(:\d+)?: "#,
-                        #"^\s*(BUG IN CLIENT OF LIBDISPATCH|Fatal error|fatal error|Precondition failed|Assertion failed|\*\*\* Program crashed|ERROR: ThreadSanitizer)"#,
+                        #"^\s*(BUG IN CLIENT OF LIBDISPATCH|SWIFT TASK CONTINUATION MISUSE|Fatal error|fatal error|Precondition failed|Assertion failed|\*\*\* Program crashed|ERROR: ThreadSanitizer)"#,
                         #"^\s*Thread \d+ .*crashed:$"#]
         return patterns.contains { line.range(of: $0, options: .regularExpression) != nil }
     }
