@@ -18,14 +18,11 @@
 #include "Interposing.h"
 #include <stdint.h>
 
-void workbook_access_race_interposer_linked(void) {}
-
 #if defined(__linux__)
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
-#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -39,8 +36,9 @@ typedef struct { uintptr_t start, end; } CodeRange;
 
 static const char *const learnerModules[] = { "$s9Exercises", "$s9Solutions", "$s15CheckerVariants" };
 #define MODULE_COUNT (sizeof(learnerModules) / sizeof(learnerModules[0]))
+/// Written once, by `workbook_access_race_interposer_start` on the main thread before any other
+/// thread exists; read by every access after.
 static CodeRange ranges[MODULE_COUNT];
-static pthread_once_t rangesOnce = PTHREAD_ONCE_INIT;
 
 static int firstObjectBase(struct dl_phdr_info *info, size_t size, void *base) {
     (void)size;
@@ -82,22 +80,17 @@ NOT_CHECKED_BY_TSAN static void findRanges(void) {
 }
 
 NOT_CHECKED_BY_TSAN static int inLearnerCode(uintptr_t pc) {
-    pthread_once(&rangesOnce, findRanges);
     for (size_t module = 0; module < MODULE_COUNT; module++) {
         if (pc >= ranges[module].start && pc < ranges[module].end) return 1;
     }
     return 0;
 }
 
-typedef void (*BeginAccess)(void *pointer, void *buffer, uintptr_t flags, void *pc);
+void swift_beginAccess(void *pointer, void *buffer, uintptr_t flags, void *pc);
+INTERCEPTORS(swift_beginAccess)
 
 NOT_CHECKED_BY_TSAN void swift_beginAccess(void *pointer, void *buffer, uintptr_t flags, void *pc) {
-    static BeginAccess cached;
-    BeginAccess real = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
-    if (!real) {
-        real = (BeginAccess)workbook_interposing_next("swift_beginAccess");
-        __atomic_store_n(&cached, real, __ATOMIC_RELEASE);
-    }
+    FORWARD(swift_beginAccess)
     real(pointer, buffer, flags, pc);
     if (!__tsan_write1_pc || !__tsan_read1_pc) return;
     void *caller = __builtin_return_address(0);
@@ -105,4 +98,8 @@ NOT_CHECKED_BY_TSAN void swift_beginAccess(void *pointer, void *buffer, uintptr_
     if (flags & 1) __tsan_write1_pc(pointer, caller);  // ExclusivityFlags.modify
     else __tsan_read1_pc(pointer, caller);
 }
+
+void workbook_access_race_interposer_start(void) { findRanges(); }
+#else
+void workbook_access_race_interposer_start(void) {}
 #endif

@@ -12,30 +12,40 @@ import WorkbookExplorer
 /// what the code itself orders — `returnsWithin`'s thread start and join would order them and
 /// hide a race between a cancellation handler and the operation it interrupts.
 public func runsOnAnotherThread(within seconds: Double, _ body: @escaping @Sendable () -> Void) -> Bool {
-    let worker = AnotherThread.idle()
-    return worker.run(body, within: seconds)
+    AnotherThread.idle().run(body, within: seconds)
 }
 
+/// A thread that runs one body at a time for `runsOnAnotherThread`; every hand-over is `quietly`.
 final class AnotherThread: @unchecked Sendable {
     private let condition = NSCondition()
     private var work: (@Sendable () -> Void)?
     private var finished = false
+    /// Taken by a caller until its body has returned (a body stuck on a lock keeps it).
     private var busy = false
 
     private static let pool = QuietLocked<[AnotherThread]>([])
 
-    /// A worker with nothing to do, started if there is none (one stuck in a body stays busy).
+    /// A worker with nothing to do, taken for the caller; a new one if all are busy.
     static func idle() -> AnotherThread {
         pool.withLock { workers in
-            if let free = workers.first(where: { worker in RaceDetector.quietly { worker.condition.withLock { !worker.busy } } }) {
-                return free
-            }
+            if let free = workers.first(where: { $0.take() }) { return free }
             let worker = AnotherThread()
+            _ = worker.take()
             let thread = Thread { worker.serve() }
             thread.name = "another thread"
             thread.start()
             workers.append(worker)
             return worker
+        }
+    }
+
+    private func take() -> Bool {
+        RaceDetector.quietly {
+            condition.withLock {
+                guard !busy else { return false }
+                busy = true
+                return true
+            }
         }
     }
 
@@ -45,7 +55,6 @@ final class AnotherThread: @unchecked Sendable {
             condition.withLock {
                 work = body
                 finished = false
-                busy = true
                 condition.broadcast()
                 while !finished {
                     if !condition.wait(until: deadline) { return finished }

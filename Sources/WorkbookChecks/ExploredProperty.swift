@@ -127,13 +127,30 @@ public func errorName(_ error: any Error) -> String {
     return described.hasPrefix(type) ? described : "\(type).\(described)"
 }
 
-/// What a call gave, as a report names it: the value described, or the error's name.
+/// What a call gave, as a report names it: the value described (`Thumbnail(cat)`), or the
+/// error's name.
+public func resultText<Value>(_ result: Result<Value, any Error>) -> String {
+    switch result {
+    case let .success(value): String(describing: value)
+    case let .failure(error): errorName(error)
+    }
+}
+
+/// What an async call gives, as `resultText` names it.
 public func outcomeText<Value>(_ call: () async throws -> Value) async -> String {
     do {
-        return String(describing: try await call())
+        return resultText(.success(try await call()))
     } catch {
-        return errorName(error)
+        return resultText(Result<Value, any Error>.failure(error))
     }
+}
+
+/// A report's "seen" line for an outcome made by `brokenOutcome`: the call, what happened, and
+/// the advice for the property it broke (`advice` by property id).
+public func observedOutcome(_ call: Localized, _ outcome: String, advice: (String) -> Localized?) -> Localized {
+    guard let (id, what) = readBrokenOutcome(outcome) else { return Localized("\(call.en): \(outcome)", ja: "\(call.ja): \(outcome)") }
+    guard let more = advice(id) else { return Localized("\(call.en): \(what.en).", ja: "\(call.ja): \(what.ja)。") }
+    return Localized("\(call.en): \(what.en). \(more.en)", ja: "\(call.ja): \(what.ja)。\(more.ja)")
 }
 
 /// What a report says when `call` never came back: who waited, and where, then `advice`.

@@ -45,7 +45,7 @@ extension Session {
         default:
             // A crash on that schedule: the runtime's own words, as the check's report gives them.
             let said = outcome.standardError.split(separator: "\n").map(String.init)
-                .filter { $0.contains("Fatal error") || $0.contains("MISUSE") || $0.contains("failed:") }
+                .filter { line in swiftRuntimeMessageMarkers.contains { line.contains($0) } }
             var how = Localized.verbatim("\(outcome.termination)")
             if case let .signalled(signal) = outcome.termination { how = describeSignal(signal) }
             write(t(Localized("The replay crashed on that schedule (\(how.en)), as the check did:",

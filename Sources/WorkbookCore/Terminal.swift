@@ -54,11 +54,6 @@ public struct Terminal: Sendable {
     public func paint(_ text: String, _ style: Style) -> String {
         usesColor ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
     }
-
-    /// `text` without the styles `paint` adds.
-    public static func stripStyles(_ text: String) -> String {
-        text.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
-    }
 }
 
 /// Display width of a string in terminal cells: East Asian wide characters take two.

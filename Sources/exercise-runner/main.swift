@@ -18,5 +18,5 @@ import WorkbookChecks
 // 66 ThreadSanitizer stopped it.
 workbook_sanitizer_mutex_support_linked()
 workbook_release_point_interposers_linked()
-workbook_access_race_interposer_linked()
+workbook_access_race_interposer_start()
 RunnerMain.run(program: RunnerProtocol.executableName, exercises: exerciseRegistrations)

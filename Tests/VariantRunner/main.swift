@@ -12,5 +12,5 @@ import WorkbookChecks
 //   variant-runner --list     (name, exercise, property, summary; tab-separated)
 workbook_sanitizer_mutex_support_linked()
 workbook_release_point_interposers_linked()
-workbook_access_race_interposer_linked()
+workbook_access_race_interposer_start()
 RunnerMain.run(program: RunnerProtocol.variantExecutableName, variants: allVariants)

@@ -80,7 +80,7 @@ public struct ExerciseChecker: Sendable {
             return fail(exercise, VerdictProperty.runner, reason: Localized(
                 "could not start \(runner.path): \(error)", ja: "\(runner.path) を起動できませんでした: \(error)"), details: [], entry: entry)
         }
-        let underSanitizer = withSchedule(verdict(exercise, entry: entry, file: file, outcome: outcome, learnerFolder: learnerFolder), journal: journal)
+        let underSanitizer = verdict(exercise, entry: entry, file: file, outcome: outcome, learnerFolder: learnerFolder, journal: journal)
         // A race is final. Any other failure is confirmed without TSan's runtime: TSan changes
         // how some GCD calls behave (a barrier carried by a block is dropped), so a correct
         // answer can fail under it.
@@ -89,8 +89,8 @@ public struct ExerciseChecker: Sendable {
               let plain = try? ChildProcess(executable: plainRunner, arguments: arguments, environment: environment)
                 .run(timeoutSeconds: RunnerProtocol.timeoutSeconds)
         else { return underSanitizer }
-        let confirmed = withSchedule(verdict(exercise, entry: entry, file: file, outcome: plain, learnerFolder: learnerFolder, raceDetectorExpected: false),
-                                     journal: journal)
+        let confirmed = verdict(exercise, entry: entry, file: file, outcome: plain, learnerFolder: learnerFolder, raceDetectorExpected: false,
+                                journal: journal)
         guard confirmed.status == .done else {
             // A crash both times: TSan's report has the crashing thread's frames and the trap's
             // name (libdispatch's `__DISPATCH_WAIT_FOR_QUEUE__`, say); without TSan (and with the
@@ -106,54 +106,35 @@ public struct ExerciseChecker: Sendable {
         return Verdict(exercise: exercise, status: .done, report: confirmed.report + "\n" + note)
     }
 
-    /// A crash or a race inside an explored schedule: the step it happened in and the schedule's replay token,
-    /// from the journal the runner kept (nothing to add for any other verdict).
-    func withSchedule(_ verdict: Verdict, journal: String) -> Verdict {
-        let property = verdict.failedProperty
+    /// A crash or a race inside an explored schedule: the case, the step it happened in and the
+    /// schedule's replay token, from the journal the runner kept (nil for any other verdict).
+    func scheduleLine(_ exercise: String, _ property: String, journal: String) -> String? {
         guard property == VerdictProperty.crash || property == VerdictProperty.dataRace,
-              let token = ScheduleJournal.read(path: journal) else { return verdict }
+              let token = ScheduleJournal.read(path: journal) else { return nil }
         let title = ScheduleJournal.readCaseTitle(path: journal).map { Localized(BilingualLabel.english($0), ja: BilingualLabel.japanese($0)) }
         let number = ScheduleJournal.readCase(path: journal)
         let steps = token.choices.count
-        // "`presentAll([A, B, C])` (case 3)": what the case runs, where the check said.
-        let ran: Localized? = switch (title, number) {
+        // "`presentAll([A, B, C])` (case 3)": what the case runs, as far as the check said.
+        let ran: Localized = switch (title, number) {
         case let (title?, number?): Localized("\(title.en) (case \(number))", ja: "\(title.ja)（ケース \(number)）")
         case let (title?, nil): title
         case let (nil, number?): Localized("case \(number)", ja: "ケース \(number)")
-        case (nil, nil): nil
+        case (nil, nil): Localized("a check", ja: "チェック")
         }
-        let lane = Localized(" with each task on a thread of its own, so that ThreadSanitizer could see which of them touched what",
-                             ja: "（各タスクをそれぞれ専用のスレッドで動かし、どのタスクが何に触れたかを ThreadSanitizer が見られるようにして）")
         let crashed = property == VerdictProperty.crash
-        var text: Localized
-        if let ran {
-            text = crashed
-                ? Localized("  It crashed while the explorer ran \(ran.en): in step \(steps) of the schedule with replay token \(token).",
-                            ja: "  エクスプローラが \(ran.ja) を実行中に、リプレイトークン \(token) のスケジュールのステップ \(steps) でクラッシュしました。")
-                : Localized("  It happened while the explorer ran \(ran.en)\(lane.en): in step \(steps) of the schedule with replay token \(token).",
-                            ja: "  エクスプローラが \(ran.ja) を実行中\(lane.ja)、リプレイトークン \(token) のスケジュールのステップ \(steps) で起きました。")
-        } else {
-            text = crashed
-                ? Localized("  It crashed in step \(steps) of a schedule the explorer was running. Replay token: \(token).",
-                            ja: "  エクスプローラが実行していたスケジュールのステップ \(steps) でクラッシュしました。リプレイトークン: \(token)。")
-                : Localized("  It happened in step \(steps) of a schedule the explorer ran\(lane.en). Replay token: \(token).",
-                            ja: "  エクスプローラが実行した\(lane.ja)スケジュールのステップ \(steps) で起きました。リプレイトークン: \(token)。")
-        }
+        var text = crashed
+            ? Localized("  It crashed while the explorer ran \(ran.en): in step \(steps) of the schedule with replay token \(token).",
+                        ja: "  エクスプローラが \(ran.ja) を実行中に、リプレイトークン \(token) のスケジュールのステップ \(steps) でクラッシュしました。")
+            : Localized("  It happened while the explorer ran \(ran.en) with each task on a thread of its own, so that ThreadSanitizer could see which of them touched what: in step \(steps) of the schedule with replay token \(token).",
+                        ja: "  エクスプローラが \(ran.ja) を実行中（各タスクをそれぞれ専用のスレッドで動かし、どのタスクが何に触れたかを ThreadSanitizer が見られるようにして）、リプレイトークン \(token) のスケジュールのステップ \(steps) で起きました。")
         // A crash replays (and crashes again, with the runtime's message); a race needs the
         // threads of the race lane, which a replay does not use.
         if crashed, let number {
             let argument = "\(number):\(token)"
-            text = Localized("\(text.en) Again, alone, after an edit: `replay \(verdict.exercise) \(argument)` in the chapter program.",
-                             ja: "\(text.ja)修正後にもう一度それだけを実行するには、チャプタープログラムで `replay \(verdict.exercise) \(argument)`。")
+            text = Localized("\(text.en) Again, alone, after an edit: `replay \(exercise) \(argument)` in the chapter program.",
+                             ja: "\(text.ja)修正後にもう一度それだけを実行するには、チャプタープログラムで `replay \(exercise) \(argument)`。")
         }
-        // Beside what happened, before the hints.
-        var lines = verdict.report.components(separatedBy: "\n")
-        let hints = lines.firstIndex { line in
-            let plain = Terminal.stripStyles(line)
-            return ["  Hint: ", "  ヒント: ", "  More hints", "  ほかのヒント"].contains { plain.hasPrefix($0) }
-        } ?? lines.endIndex
-        lines.insert(terminal.paint(t(text), .yellow), at: hints)
-        return Verdict(exercise: verdict.exercise, status: verdict.status, failedProperty: verdict.failedProperty, report: lines.joined(separator: "\n"))
+        return terminal.paint(t(text), .yellow)
     }
 
     /// `exercise-runner-plain` (or `variant-runner-plain`) beside the runner, if it was built.
@@ -165,7 +146,7 @@ public struct ExerciseChecker: Sendable {
     /// Maps the runner's exit and output to a verdict. ThreadSanitizer's findings come first:
     /// a race is the bug even when the check's own properties happened to hold.
     func verdict(_ exercise: String, entry: ExerciseCatalog.Entry, file: String, outcome: ChildProcess.Outcome,
-                 learnerFolder: String = "exercises/Exercises/", raceDetectorExpected: Bool = true) -> Verdict {
+                 learnerFolder: String = "exercises/Exercises/", raceDetectorExpected: Bool = true, journal: String? = nil) -> Verdict {
         let lines = outcome.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let report = lines.filter { !$0.hasPrefix(RunnerProtocol.verdictMarker) && !$0.hasPrefix(NotStarted.marker)
             && !$0.hasPrefix(RunnerProtocol.raceDetectorOffMarker) }
@@ -174,7 +155,7 @@ public struct ExerciseChecker: Sendable {
 
         if let sanitizer = SanitizerReport.first(in: outcome.standardError, learnerFolder: learnerFolder) {
             let (property, reason, details) = describe(sanitizer)
-            return fail(exercise, property, reason: reason, details: details, entry: entry)
+            return fail(exercise, property, reason: reason, details: details, entry: entry, journal: journal)
         }
         // A trap or crash that TSan caught: "==1==ERROR: ThreadSanitizer: ILL on unknown address …".
         if let range = outcome.standardError.range(of: #"ERROR: ThreadSanitizer: [A-Z]+"#, options: .regularExpression) {
@@ -183,7 +164,7 @@ public struct ExerciseChecker: Sendable {
             let name = signal.map { describeSignal($0) } ?? Localized.verbatim("SIG\(kind)")
             return fail(exercise, VerdictProperty.crash, reason: Localized(
                 "your code crashed: \(name.en).", ja: "コードがクラッシュしました: \(name.ja)。"),
-                details: runtimeMessages(outcome.standardError, language: language), entry: entry)
+                details: runtimeMessages(outcome.standardError, language: language), entry: entry, journal: journal)
         }
         switch outcome.termination {
         case .exited(NotStarted.exitCode):
@@ -204,11 +185,11 @@ public struct ExerciseChecker: Sendable {
             return fail(exercise, VerdictProperty.crash, reason: Localized(
                 "the check ended with exit code \(code) before giving a verdict.",
                 ja: "チェックが判定を出す前に終了コード \(code) で終わりました。"),
-                details: runtimeMessages(outcome.standardError, language: language) + lines.suffix(20), entry: entry)
+                details: runtimeMessages(outcome.standardError, language: language) + lines.suffix(20), entry: entry, journal: journal)
         case let .signalled(signal):
             return fail(exercise, VerdictProperty.crash, reason: Localized(
                 "your code crashed: \(describeSignal(signal).en).", ja: "コードがクラッシュしました: \(describeSignal(signal).ja)。"),
-                details: runtimeMessages(outcome.standardError, language: language), entry: entry)
+                details: runtimeMessages(outcome.standardError, language: language), entry: entry, journal: journal)
         case let .timedOut(seconds):
             return fail(exercise, VerdictProperty.timeLimit, reason: Localized(
                 "the check did not finish within \(Int(seconds)) s and was stopped: something blocks forever (a deadlock) or loops, outside the calls the check guards.",
@@ -249,9 +230,11 @@ public struct ExerciseChecker: Sendable {
 
     private func t(_ text: Localized) -> String { text.text(language) }
 
-    private func fail(_ exercise: String, _ property: String, reason: Localized, details: [String], entry: ExerciseCatalog.Entry?) -> Verdict {
+    private func fail(_ exercise: String, _ property: String, reason: Localized, details: [String], entry: ExerciseCatalog.Entry?,
+                      journal: String? = nil) -> Verdict {
         var text = [terminal.paint(t(Localized("✗ \(exercise) — failing: ", ja: "✗ \(exercise) — 失敗: ")) + t(reason), .red)]
         text += details.map { "  " + $0 }
+        if let journal, let line = scheduleLine(exercise, property, journal: journal) { text.append(line) }
         if let entry { text.append(hintLines(entry, property: property)) }
         return Verdict(exercise: exercise, status: .failing, failedProperty: property, report: text.joined(separator: "\n"))
     }

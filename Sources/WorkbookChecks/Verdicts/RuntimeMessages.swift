@@ -34,7 +34,7 @@ func runtimeMessages(_ standardError: String, language: Language = .en) -> [Stri
     // TSan's "ERROR: ThreadSanitizer: ILL on unknown address …" only repeats that the program
     // trapped; where the runtime or libdispatch said why, that is enough.
     let explained = shown.contains { line in
-        line.hasPrefix("libdispatch:") || runtimeMessageMarkers.dropFirst().contains(where: line.contains)
+        line.hasPrefix("libdispatch:") || swiftRuntimeMessageMarkers.contains(where: line.contains)
     }
     if explained { shown.removeAll { $0.contains("ERROR: ThreadSanitizer") } }
     return shown
@@ -50,12 +50,7 @@ private func learnerFrame(_ line: String) -> String? {
     return "\(location) in \(SanitizerReport.readableFunction(parts[1]))"
 }
 
-private let runtimeMessageMarkers = [
-    "ERROR: ThreadSanitizer",
-    "Fatal error", "fatal error", "Precondition failed", "Assertion failed", "precondition failure",
-    "SWIFT TASK CONTINUATION MISUSE", "BUG IN CLIENT", "Unbalanced call", "API MISUSE",
-    "operations finished, executing or already in a queue",
-]
+private let runtimeMessageMarkers = ["ERROR: ThreadSanitizer"] + swiftRuntimeMessageMarkers
 
 /// libdispatch stops a program with a terse message; what each means for the learner. Each
 /// starts with "libdispatch:" in both languages (`runtimeMessages` looks for it).

@@ -88,7 +88,7 @@ public enum CompletionToAsyncCheck {
         }, budget: budget, classify: { $0 == want ? .acceptable : .forbidden }) {
             nameTask(callerTask)
             let fetcher = make(server())
-            return await outcome { try await fetcher.thumbnail(for: id) }
+            return await outcomeText { try await fetcher.thumbnail(for: id) }
         }
     }
 
@@ -105,26 +105,9 @@ public enum CompletionToAsyncCheck {
             nameTask(callerTask)
             let fetcher = make(server())
             nameNextTasks("a", "b")
-            async let a = outcome { try await fetcher.thumbnail(for: "cat") }
-            async let b = outcome { try await fetcher.thumbnail(for: "missing") }
+            async let a = outcomeText { try await fetcher.thumbnail(for: "cat") }
+            async let b = outcomeText { try await fetcher.thumbnail(for: "missing") }
             return "a: \(await a), b: \(await b)"
-        }
-    }
-
-    /// What a call gave, as a report names it.
-    static func outcome(_ call: () async throws -> Thumbnail) async -> String {
-        do {
-            return text(.success(try await call()))
-        } catch {
-            return text(.failure(error))
-        }
-    }
-
-    /// `Thumbnail(cat)`, or the error's name.
-    static func text(_ result: Result<Thumbnail, any Error>) -> String {
-        switch result {
-        case let .success(thumbnail): String(describing: thumbnail)
-        case let .failure(error): errorName(error)
         }
     }
 
@@ -148,7 +131,7 @@ public enum CompletionToAsyncCheck {
             checkpoint("task.cancel()")
             let when = server.answeredIDs.isEmpty ? beforeReply : afterReply
             task.cancel()
-            return when + text(await task.result)
+            return when + resultText(await task.result)
         }
     }
 
@@ -185,7 +168,7 @@ public enum CompletionToAsyncCheck {
             let calls = QuietLocked<[String]>([])
             fetcher.thumbnail(for: id) { result in
                 checkpoint("completion(…)")
-                calls.withLock { $0.append(text(result)) }
+                calls.withLock { $0.append(resultText(result)) }
             }
             checkpoint("thumbnail(for: \"\(id)\") { … } ↩")
             await untilQuiet()
@@ -211,7 +194,7 @@ public enum CompletionToAsyncCheck {
             for id in ["cat", "missing"] {
                 fetcher.thumbnail(for: id) { result in
                     checkpoint("completion(…) of \"\(id)\"")
-                    calls.withLock { $0[id, default: []].append(text(result)) }
+                    calls.withLock { $0[id, default: []].append(resultText(result)) }
                 }
             }
             await untilQuiet()

@@ -229,31 +229,30 @@ public enum SequentialPresenterCheck {
     }
 
     static func observed(_ call: Localized, _ outcome: String) -> Localized {
-        guard let (id, what) = readBrokenOutcome(outcome) else { return Localized("\(call.en): \(outcome)", ja: "\(call.ja): \(outcome)") }
-        let advice: Localized
-        switch id {
-        case oneAtATime.id:
-            advice = Localized("Await each screen's dismissal before presenting the next: `try await present(screen)` in a plain `for` loop, not in a task group or `Task {}` each.",
-                               ja: "次の画面を表示する前に、各画面が閉じられるのを待ちましょう。タスクグループや画面ごとの `Task {}` ではなく、普通の `for` ループで `try await present(screen)` します。")
-        case inOrder.id:
-            advice = Localized("Present every screen once, in the order given, and throw only when cancelled.",
-                               ja: "すべての画面を渡された順に 1 回ずつ表示し、スローするのはキャンセルされたときだけにしましょう。")
-        case waitsForDismissal.id:
-            advice = Localized("Resume the continuation in the dismiss handler — `host.present(screen) { continuation.resume() }` — not right after presenting.",
-                               ja: "継続は、表示した直後ではなく、閉じたときのハンドラで再開しましょう: `host.present(screen) { continuation.resume() }`。")
-        case stopsWhenCancelled.id:
-            advice = Localized("Check `try Task.checkCancellation()` before presenting each screen — a cancel that came while nothing was up is seen only there — and look at `Task.isCancelled` right after `host.present`: a cancel that lands just before it finds nothing up in `onCancel`, so dismiss that screen yourself.",
-                               ja: "各画面を表示する前に `try Task.checkCancellation()` で確かめましょう（何も表示されていない間に来たキャンセルは、そこでしか分かりません）。さらに `host.present` の直後に `Task.isCancelled` を見ます。その直前に届いたキャンセルでは、`onCancel` の時点で閉じる画面がまだないので、その画面は自分で閉じます。")
-        case dismissesOnCancel.id:
-            advice = Localized("Wrap the wait in `withTaskCancellationHandler { … } onCancel: { host.dismiss(screen) }`: the handler runs as soon as the task is cancelled, and the dismissal it makes resumes your continuation through the dismiss handler.",
-                               ja: "待機を `withTaskCancellationHandler { … } onCancel: { host.dismiss(screen) }` で包みましょう。ハンドラはタスクがキャンセルされるとすぐに実行され、それによる画面の閉じる操作が、閉じたときのハンドラ経由で継続を再開します。")
-        case cancellationThrown.id:
-            advice = Localized("After a screen comes back, `try Task.checkCancellation()` throws if the task was cancelled meanwhile; let it reach the caller.",
-                               ja: "画面から戻った後の `try Task.checkCancellation()` は、その間にタスクがキャンセルされていればスローします。それをそのまま呼び出し元に届けましょう。")
-        default:
-            advice = .verbatim("")
+        observedOutcome(call, outcome) { id in
+            switch id {
+            case oneAtATime.id:
+                Localized("Await each screen's dismissal before presenting the next: `try await present(screen)` in a plain `for` loop, not in a task group or `Task {}` each.",
+                          ja: "次の画面を表示する前に、各画面が閉じられるのを待ちましょう。タスクグループや画面ごとの `Task {}` ではなく、普通の `for` ループで `try await present(screen)` します。")
+            case inOrder.id:
+                Localized("Present every screen once, in the order given, and throw only when cancelled.",
+                          ja: "すべての画面を渡された順に 1 回ずつ表示し、スローするのはキャンセルされたときだけにしましょう。")
+            case waitsForDismissal.id:
+                Localized("Resume the continuation in the dismiss handler — `host.present(screen) { continuation.resume() }` — not right after presenting.",
+                          ja: "継続は、表示した直後ではなく、閉じたときのハンドラで再開しましょう: `host.present(screen) { continuation.resume() }`。")
+            case stopsWhenCancelled.id:
+                Localized("Check `try Task.checkCancellation()` before presenting each screen — a cancel that came while nothing was up is seen only there — and look at `Task.isCancelled` right after `host.present`: a cancel that lands just before it finds nothing up in `onCancel`, so dismiss that screen yourself.",
+                          ja: "各画面を表示する前に `try Task.checkCancellation()` で確かめましょう（何も表示されていない間に来たキャンセルは、そこでしか分かりません）。さらに `host.present` の直後に `Task.isCancelled` を見ます。その直前に届いたキャンセルでは、`onCancel` の時点で閉じる画面がまだないので、その画面は自分で閉じます。")
+            case dismissesOnCancel.id:
+                Localized("Wrap the wait in `withTaskCancellationHandler { … } onCancel: { host.dismiss(screen) }`: the handler runs as soon as the task is cancelled, and the dismissal it makes resumes your continuation through the dismiss handler.",
+                          ja: "待機を `withTaskCancellationHandler { … } onCancel: { host.dismiss(screen) }` で包みましょう。ハンドラはタスクがキャンセルされるとすぐに実行され、それによる画面の閉じる操作が、閉じたときのハンドラ経由で継続を再開します。")
+            case cancellationThrown.id:
+                Localized("After a screen comes back, `try Task.checkCancellation()` throws if the task was cancelled meanwhile; let it reach the caller.",
+                          ja: "画面から戻った後の `try Task.checkCancellation()` は、その間にタスクがキャンセルされていればスローします。それをそのまま呼び出し元に届けましょう。")
+            default:
+                nil
+            }
         }
-        return Localized("\(call.en): \(what.en). \(advice.en)", ja: "\(call.ja): \(what.ja)。\(advice.ja)")
     }
 
     // MARK: Reading the host's record

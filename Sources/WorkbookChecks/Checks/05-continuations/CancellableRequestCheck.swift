@@ -126,8 +126,8 @@ public enum CancellableRequestCheck {
     static func judgeCancelled(_ moment: Moment, result: Result<Payload, any Error>, downloads: [(name: String, ending: DownloadClient.Ending?)]) -> String {
         if let running = downloads.first(where: { $0.ending == nil }) {
             return brokenOutcome(downloadCancelled, Localized(
-                "the download of \"\(running.name)\" is still running after the call ended (\(text(result)))",
-                ja: "呼び出しが終わった（\(text(result))）後も、\"\(running.name)\" のダウンロードが走ったまま"))
+                "the download of \"\(running.name)\" is still running after the call ended (\(resultText(result)))",
+                ja: "呼び出しが終わった（\(resultText(result))）後も、\"\(running.name)\" のダウンロードが走ったまま"))
         }
         let completed = downloads.contains { $0.ending == .completed }
         switch result {
@@ -137,8 +137,8 @@ public enum CancellableRequestCheck {
             return ok  // the payload was there before the cancel
         case .success:
             return brokenOutcome(cancellationThrown, Localized(
-                "returned \(text(result)): the cancel never reached the download, which ran to completion",
-                ja: "\(text(result)) を返した。キャンセルがダウンロードに届かず、ダウンロードは最後まで走った"))
+                "returned \(resultText(result)): the cancel never reached the download, which ran to completion",
+                ja: "\(resultText(result)) を返した。キャンセルがダウンロードに届かず、ダウンロードは最後まで走った"))
         case let .failure(error):
             return brokenOutcome(cancellationThrown, Localized("threw \(errorName(error))", ja: "\(errorName(error)) をスローした"))
         }
@@ -162,28 +162,20 @@ public enum CancellableRequestCheck {
     }
 
     static func observed(_ call: Localized, _ outcome: String) -> Localized {
-        guard let (id, what) = readBrokenOutcome(outcome) else { return Localized("\(call.en): \(outcome)", ja: "\(call.ja): \(outcome)") }
-        let advice: Localized
-        switch id {
-        case returnsResult.id:
-            advice = Localized("Resume with the completion handler's result: the payload, or the client's error as it is.",
-                               ja: "完了ハンドラの結果で再開しましょう。ペイロードか、クライアントのエラーをそのままです。")
-        case cancellationThrown.id:
-            advice = Localized("When the download ends with `DownloadError.cancelled`, resume throwing `CancellationError()`; and make sure a cancel that lands before you have the handle still cancels it: keep a \"cancelled\" mark beside the handle, under one lock, and look at it right after `client.download` returns.",
-                               ja: "ダウンロードが `DownloadError.cancelled` で終わったら、`CancellationError()` をスローして再開しましょう。また、ハンドルを得る前に届いたキャンセルでも、確実にキャンセルされるようにします。ハンドルの横に「キャンセル済み」の印を置き（同じロックの下で）、`client.download` から戻った直後にそれを見ます。")
-        case downloadCancelled.id:
-            advice = Localized("`onCancel` must cancel the download (`handle.cancel()`), not only the caller's wait — and resume nothing itself: the download then ends with `DownloadError.cancelled`, and your completion handler resumes once.",
-                               ja: "`onCancel` は呼び出し元の待機だけでなく、ダウンロードもキャンセルする必要があります（`handle.cancel()`）。自分では何も再開しません。するとダウンロードが `DownloadError.cancelled` で終わり、完了ハンドラが 1 回だけ再開します。")
-        default:
-            advice = .verbatim("")
-        }
-        return Localized("\(call.en): \(what.en). \(advice.en)", ja: "\(call.ja): \(what.ja)。\(advice.ja)")
-    }
-
-    static func text(_ result: Result<Payload, any Error>) -> String {
-        switch result {
-        case let .success(payload): String(describing: payload)
-        case let .failure(error): errorName(error)
+        observedOutcome(call, outcome) { id in
+            switch id {
+            case returnsResult.id:
+                Localized("Resume with the completion handler's result: the payload, or the client's error as it is.",
+                          ja: "完了ハンドラの結果で再開しましょう。ペイロードか、クライアントのエラーをそのままです。")
+            case cancellationThrown.id:
+                Localized("When the download ends with `DownloadError.cancelled`, resume throwing `CancellationError()`; and make sure a cancel that lands before you have the handle still cancels it: keep a \"cancelled\" mark beside the handle, under one lock, and look at it right after `client.download` returns.",
+                          ja: "ダウンロードが `DownloadError.cancelled` で終わったら、`CancellationError()` をスローして再開しましょう。また、ハンドルを得る前に届いたキャンセルでも、確実にキャンセルされるようにします。ハンドルの横に「キャンセル済み」の印を置き（同じロックの下で）、`client.download` から戻った直後にそれを見ます。")
+            case downloadCancelled.id:
+                Localized("`onCancel` must cancel the download (`handle.cancel()`), not only the caller's wait — and resume nothing itself: the download then ends with `DownloadError.cancelled`, and your completion handler resumes once.",
+                          ja: "`onCancel` は呼び出し元の待機だけでなく、ダウンロードもキャンセルする必要があります（`handle.cancel()`）。自分では何も再開しません。するとダウンロードが `DownloadError.cancelled` で終わり、完了ハンドラが 1 回だけ再開します。")
+            default:
+                nil
+            }
         }
     }
 }

@@ -51,22 +51,22 @@ public enum DelegateBridgeCheck {
 
     static let oneRequestCases: [OneRequest] = [
         OneRequest(answer: Answer(later: [(.milliseconds(10), .update("harbour"))]),
-                   saying: Localized("the provider reports harbour after 10 ms", ja: "プロバイダは 10 ms 後に harbour を報告する"),
+                   saying: Localized("the provider reports `harbour` after 10 ms", ja: "プロバイダは 10 ms 後に `harbour` を報告する"),
                    want: harbour, property: firstReportWins),
         OneRequest(answer: Answer(later: [(.milliseconds(10), .failure(.denied))]),
                    saying: Localized("the provider fails with .denied after 10 ms", ja: "プロバイダは 10 ms 後に .denied で失敗する"),
                    want: "LocationProviderError.denied", property: firstReportWins),
         OneRequest(answer: Answer(atOnce: [.update("harbour")]),
-                   saying: Localized("the provider reports harbour at once, inside `requestLocation()`", ja: "プロバイダは `requestLocation()` の中ですぐに harbour を報告する"),
+                   saying: Localized("the provider reports `harbour` at once, inside `requestLocation()`", ja: "プロバイダは `requestLocation()` の中ですぐに `harbour` を報告する"),
                    want: harbour, property: neverLeftWaiting),
         OneRequest(answer: Answer(later: [(.milliseconds(10), .update("harbour")), (.milliseconds(10), .update("pier")), (.milliseconds(20), .failure(.signalLost))]),
-                   saying: Localized("the provider reports harbour, then pier, both at 10 ms, then fails with .signalLost at 20 ms", ja: "プロバイダは 10 ms に harbour、続けて pier を報告し、20 ms に .signalLost で失敗する"),
+                   saying: Localized("the provider reports `harbour`, then `pier`, both at 10 ms, then fails with .signalLost at 20 ms", ja: "プロバイダは 10 ms に `harbour`、続けて `pier` を報告し、20 ms に .signalLost で失敗する"),
                    want: harbour, property: firstReportWins),
         OneRequest(answer: Answer(later: [(.milliseconds(10), .failure(.denied)), (.milliseconds(10), .update("harbour"))]),
-                   saying: Localized("the provider fails with .denied, then reports harbour, both at 10 ms", ja: "プロバイダは 10 ms に .denied で失敗し、続けて harbour を報告する"),
+                   saying: Localized("the provider fails with .denied, then reports `harbour`, both at 10 ms", ja: "プロバイダは 10 ms に .denied で失敗し、続けて `harbour` を報告する"),
                    want: "LocationProviderError.denied", property: firstReportWins),
         OneRequest(answer: Answer(atOnce: [.update("harbour"), .update("pier")]),
-                   saying: Localized("the provider reports harbour, then pier, at once, inside `requestLocation()`", ja: "プロバイダは `requestLocation()` の中ですぐに harbour、続けて pier を報告する"),
+                   saying: Localized("the provider reports `harbour`, then `pier`, at once, inside `requestLocation()`", ja: "プロバイダは `requestLocation()` の中ですぐに `harbour`、続けて `pier` を報告する"),
                    want: harbour, property: firstReportWins),
     ]
 
@@ -84,7 +84,7 @@ public enum DelegateBridgeCheck {
 
     static func checkOne(_ make: @escaping @Sendable (LocationProvider) -> any DelegateBridgeProtocol, _ request: OneRequest) -> CheckFailure? {
         let call = Localized("`try await currentLocation()`, \(request.saying.en)", ja: "`try await currentLocation()`、\(request.saying.ja)")
-        return explore(call, request.property, deadlock: neverLeftWaiting, want: request.want, advice: { _ in
+        return explore(call, request.property, deadlock: neverLeftWaiting, wants: [request.want], advice: { _ in
             request.want.hasPrefix("Location")
                 ? Localized("Resume the stored continuation with the first location the delegate gets, take it out as you do (so later reports find nothing), and resume nothing else.",
                             ja: "デリゲートが最初に受け取った位置で保存した継続を再開し、その時に取り出しましょう（後の報告は何も見つけません）。ほかには何も再開しません。")
@@ -104,7 +104,7 @@ public enum DelegateBridgeCheck {
     /// Two requests in a row: the second must be accepted, so the first's continuation is gone.
     static func checkOneAfterAnother(_ make: @escaping @Sendable (LocationProvider) -> any DelegateBridgeProtocol) -> CheckFailure? {
         let call = Localized.verbatim("`let first = try await currentLocation(); let second = try await currentLocation()`")
-        return explore(call, readyAgain, deadlock: readyAgain, want: "first: \(harbour), second: \(station)", advice: { _ in
+        return explore(call, readyAgain, deadlock: readyAgain, wants: ["#1: \(harbour), #2: \(station)"], advice: { _ in
             Localized("Once a report has resumed the stored continuation, set it to nil — in the same locked step that takes it — so the next request finds the slot free.",
                       ja: "報告が保存した継続を再開したら、それを取り出す同じロックの中で nil にしましょう。そうすれば次の要求は空いた枠を見つけます。")
         }) {
@@ -112,12 +112,12 @@ public enum DelegateBridgeCheck {
                                                       Answer(later: [(.milliseconds(10), .update("station"))])])
             let bridge = make(provider)
             let first = await outcomeText { try await bridge.currentLocation() }
-            checkpoint("first ↩")
+            checkpoint("currentLocation() #1 ↩")
             let second = await outcomeText { try await bridge.currentLocation() }
-            checkpoint("second ↩")
+            checkpoint("currentLocation() #2 ↩")
             await untilQuiet()
             withExtendedLifetime(bridge) {}
-            return "first: \(first), second: \(second)"
+            return "#1: \(first), #2: \(second)"
         }
     }
 
@@ -140,7 +140,7 @@ public enum DelegateBridgeCheck {
             return Localized("Before storing, look whether a request is in flight — in the same locked step that stores — and if so resume the newcomer's continuation throwing `LocationError.busy` at once, leaving the stored one alone.",
                              ja: "保存する前に、保存と同じロックの中で実行中の要求があるか確かめましょう。あれば、保存済みの継続には触れず、新しく来た継続をすぐに `LocationError.busy` をスローして再開します。")
         }) {
-            // Every request gets harbour, so a bridge that also asks the provider for the request
+            // Every request gets `harbour`, so a bridge that also asks the provider for the request
             // it turns away is judged the same (its stray report answers whichever is waiting).
             let provider = LocationProvider(answers: Array(repeating: Answer(later: [(.milliseconds(10), .update("harbour"))]), count: 3))
             let bridge = make(provider)
@@ -161,11 +161,6 @@ public enum DelegateBridgeCheck {
     }
 
     // MARK: Exploring
-
-    static func explore(_ call: Localized, _ property: Property, deadlock: Property, want: String,
-                        advice: @escaping @Sendable (String) -> Localized, _ body: @escaping @Sendable () async -> String) -> CheckFailure? {
-        explore(call, property, deadlock: deadlock, wants: [want], advice: advice, body)
-    }
 
     static func explore(_ call: Localized, _ property: Property, deadlock: Property, wants: [String],
                         advice: @escaping @Sendable (String) -> Localized, _ body: @escaping @Sendable () async -> String) -> CheckFailure? {
