@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "ch02-operations", targets: ["ch02-operations"]),
         .executable(name: "ch03-threads", targets: ["ch03-threads"]),
         .executable(name: "ch04-async-await", targets: ["ch04-async-await"]),
+        .executable(name: "ch05-continuations", targets: ["ch05-continuations"]),
     ],
     targets: [
         // Runs async code one job at a time on one thread and chooses the interleaving.
@@ -59,6 +60,7 @@ let package = Package(
         .executableTarget(name: "ch02-operations", dependencies: ["WorkbookCore"]),
         .executableTarget(name: "ch03-threads", dependencies: ["WorkbookCore"]),
         .executableTarget(name: "ch04-async-await", dependencies: ["WorkbookCore", "WorkbookExplorer", "ExerciseKit"]),
+        .executableTarget(name: "ch05-continuations", dependencies: ["WorkbookCore", "WorkbookExplorer"]),
         // `swift run -c release explorer-benchmark`: schedules per second.
         .executableTarget(name: "explorer-benchmark", dependencies: ["WorkbookExplorer"]),
 
@@ -78,6 +80,6 @@ let package = Package(
         // The rules that find English words in Japanese output, shared by the chapter and report tests.
         .target(name: "JapaneseTextRules", path: "Tests/JapaneseTextRules"),
         .testTarget(name: "CheckerTests", dependencies: ["WorkbookChecks", "ExerciseKit", "WorkbookExplorer", "JapaneseTextRules"]),
-        .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "WorkbookExplorer", "ch01-gcd", "ch02-operations", "ch03-threads", "ch04-async-await", "ExerciseKit", "JapaneseTextRules"]),
+        .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "WorkbookExplorer", "ch01-gcd", "ch02-operations", "ch03-threads", "ch04-async-await", "ch05-continuations", "ExerciseKit", "JapaneseTextRules"]),
     ]
 )

@@ -1,0 +1,204 @@
+import Foundation
+import WorkbookCore
+
+// What scenarios 5–8 share: a one-time signal that tasks and threads can wait for, the child
+// processes that show a misused continuation, and how their end is reported.
+
+/// A one-time signal: `fire()` it once, and every wait returns — the waits already waiting and
+/// the ones that come later. Tasks wait with `await wait(…)` (suspended, no thread blocked);
+/// a plain thread waits with `waitBlocking(…)`.
+///
+/// The scenarios make an order happen with it instead of sleeping for it. Each wait gives up
+/// with `ScenarioStuck` after `seconds`, so a scenario never hangs.
+final class BridgeSignal: Sendable {
+    private struct State {
+        var fired = false
+        var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+        var nextWaiter = 0
+    }
+
+    private let state = Locked(State())
+    private let semaphore = DispatchSemaphore(value: 0)
+
+    /// Ends every wait, now and later. Firing twice is harmless.
+    func fire() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>]? in
+            guard !state.fired else { return nil }
+            state.fired = true
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        guard let waiters else { return }
+        semaphore.signal()
+        for waiter in waiters { waiter.resume(returning: true) }
+    }
+
+    var hasFired: Bool { state.withLock { $0.fired } }
+
+    /// Suspends until `fire()`; throws `ScenarioStuck(what:)` after `seconds`.
+    func wait(seconds: Double = 30, _ what: Localized) async throws {
+        let fired = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let waiter = state.withLock { state -> Int? in
+                guard !state.fired else { return nil }
+                state.nextWaiter += 1
+                state.waiters[state.nextWaiter] = continuation
+                return state.nextWaiter
+            }
+            guard let waiter else { return continuation.resume(returning: true) }
+            let state = self.state
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+                state.withLock { $0.waiters.removeValue(forKey: waiter) }?.resume(returning: false)
+            }
+        }
+        if !fired { throw ScenarioStuck(what: what) }
+    }
+
+    /// Blocks the calling thread until `fire()` (one thread at a time); false after `seconds`.
+    /// Only for plain threads and child processes, never inside a task.
+    func waitBlocking(seconds: Double = 10) -> Bool {
+        guard semaphore.wait(timeout: .now() + seconds) == .success else { return false }
+        semaphore.signal()  // later blocking waits return at once too
+        return true
+    }
+}
+
+/// How a child process that misuses a continuation ended, read from its exit and its stderr.
+struct ChildEnding: Sendable, Equatable {
+    /// `SIGILL`, `SIGABRT`, `exit 0`, `exit 3` (survived), `timed out`.
+    let how: String
+    /// The runtime's own lines from stderr: `SWIFT TASK CONTINUATION MISUSE: …`, `Fatal error: …`,
+    /// or anything else it printed (at most three lines, backtrace lines left out).
+    let messages: [String]
+    /// What the child printed on stdout, line by line (its own progress lines).
+    let printed: [String]
+
+    init(_ outcome: ChildProcess.Outcome) {
+        switch outcome.termination {
+        case let .signalled(signal): how = ChildEnding.signalName(signal)
+        case let .exited(status): how = "exit \(status)"
+        case .timedOut: how = "timed out"
+        }
+        let lines = outcome.standardError.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let runtime = lines.filter { $0.contains("CONTINUATION MISUSE") || $0.contains("Fatal error") }
+        let other = lines.filter { line in
+            !line.isEmpty && !runtime.contains(line) && !line.hasPrefix("Current stack trace") && !line.hasPrefix("***")
+                && line.range(of: "^[0-9]+ ", options: .regularExpression) == nil && !line.contains("Illegal instruction")
+                && !line.contains("Aborted")
+        }
+        messages = Array((runtime.isEmpty ? other : runtime).prefix(3))
+        printed = outcome.standardOutput.split(separator: "\n").map(String.init)
+    }
+
+    /// `how` in words: `exit status 0` / `終了コード 0`; a signal's name as it is.
+    var shown: Localized {
+        if how.hasPrefix("exit ") { return Localized("exit status \(how.dropFirst(5))", ja: "終了コード \(how.dropFirst(5))") }
+        if how == "timed out" { return Localized("timed out", ja: "時間切れ") }
+        return .verbatim(how)
+    }
+
+    static func signalName(_ signal: Int32) -> String {
+        switch signal {
+        case SIGILL: "SIGILL"
+        case SIGTRAP: "SIGTRAP"
+        case SIGABRT: "SIGABRT"
+        case SIGSEGV: "SIGSEGV"
+        case SIGBUS: "SIGBUS"
+        default: "signal \(signal)"
+        }
+    }
+}
+
+extension ScenarioContext {
+    /// Runs a child of chapter 5 and returns how it ended; nil (and says why) if it cannot start.
+    /// `environment` is added to this process's (e.g. a runtime debug switch).
+    func runContinuationChild(_ name: String, environment extra: [String: String] = [:]) -> ChildEnding? {
+        guard !extra.isEmpty else { return runChild(name, of: "ch05-continuations", timeoutSeconds: 20).map(ChildEnding.init) }
+        guard let program = ChildProcess.sibling(named: "ch05-continuations") else {
+            say(Localized("  The ch05-continuations executable was not found, so this part is skipped.",
+                          ja: "  ch05-continuations の実行ファイルが見つからないため、この部分は省略します。"))
+            return nil
+        }
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        do {
+            return ChildEnding(try ChildProcess(executable: program, arguments: ["--child", name], environment: environment).run(timeoutSeconds: 20))
+        } catch {
+            say(Localized("  The child could not start: \(error)", ja: "  子プロセスを起動できませんでした: \(error)"))
+            return nil
+        }
+    }
+
+    /// Says how a child ended, in words, and quotes the runtime's lines word for word.
+    func report(_ ending: ChildEnding, survived: Localized) {
+        switch ending.how {
+        case "exit 3":
+            say(survived)
+        case let how where how.hasPrefix("SIG"):
+            say(Localized("  The child was stopped by \(how): \(signalMeaning(how).en).",
+                          ja: "  子プロセスは \(how) で止まりました（\(signalMeaning(how).ja)）。"))
+        default:
+            say(Localized("  The child ended: \(ending.shown.en).", ja: "  子プロセスの終わり方: \(ending.shown.ja)。"))
+        }
+        if ending.messages.isEmpty {
+            say(Localized("  It wrote nothing to standard error.", ja: "  標準エラー出力には何も書きませんでした。"))
+        }
+        for message in ending.messages { quote(message) }
+    }
+
+    private func signalMeaning(_ name: String) -> Localized {
+        switch name {
+        case "SIGILL": Localized("a trap: the runtime stopped the program on purpose", ja: "トラップ。ランタイムが意図的にプログラムを止めた")
+        case "SIGABRT": Localized("abort(): the program stopped itself after finding its memory in a bad state",
+                                  ja: "abort()。メモリがおかしな状態だと気づいたプログラムが自分で止まった")
+        default: Localized("see the message below", ja: "下のメッセージを参照")
+        }
+    }
+}
+
+extension Chapter05 {
+    /// The child processes of scenarios 6 and 7 (`ch05-continuations --child NAME`): each misuses
+    /// a continuation on purpose, where a trap ends only the child.
+    static let bridgeChildren: [String: @Sendable () -> Never] = [
+        cancelResumesTwiceChildName: cancelResumesTwiceChild,
+        checkedLeakChildName: { leakChild(checked: true) },
+        unsafeLeakChildName: { leakChild(checked: false) },
+        checkedResumeTwiceChildName: { resumeTwiceChild(checked: true) },
+        unsafeResumeTwiceChildName: { resumeTwiceChild(checked: false) },
+    ]
+}
+
+/// Runs `body` as a task and blocks the calling thread (a child's main thread) until it ends.
+func runInChild(_ body: @escaping @Sendable () async -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        await body()
+        done.signal()
+    }
+    if done.wait(timeout: .now() + 10) == .timedOut { Console.line("timed out") }
+}
+
+/// A row of a table: each cell padded to its column's width (display cells, so Japanese lines up).
+func bridgeTableRow(_ cells: [String], widths: [Int]) -> String {
+    "  " + zip(cells, widths + [0]).map { padded($0, to: $1) }.joined()
+}
+
+/// A task executor that runs each job on a queue of its own and signals when the job has run to
+/// its end — for a task, the moment it suspends (or ends). A child process uses it to act only
+/// once a task is parked on a continuation.
+final class JobEndSignallingExecutor: TaskExecutor {
+    private let queue = DispatchQueue(label: "workbook.child-executor")
+    private let jobEnded = DispatchSemaphore(value: 0)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async {
+            job.runSynchronously(on: self.asUnownedTaskExecutor())
+            self.jobEnded.signal()
+        }
+    }
+
+    /// Blocks until a job has ended; false after `seconds`.
+    func waitForJobEnd(seconds: Double = 10) -> Bool {
+        jobEnded.wait(timeout: .now() + seconds) == .success
+    }
+}

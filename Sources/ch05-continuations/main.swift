@@ -1,0 +1,2 @@
+import WorkbookCore
+Chapter05.chapter.main()
