@@ -67,6 +67,24 @@ extension ExerciseCatalog.Entry {
     }
 }
 
+/// Why an exercise forbids a spelling: the race-check silencers, or the unchecked continuations
+/// whose misuse is undefined behaviour (no check can judge it, so the exercise asks for the
+/// checked ones).
+public func forbiddenReason(_ spellings: [String]) -> Localized {
+    let unchecked = spellings.filter { $0.hasPrefix("withUnsafe") && $0.hasSuffix("Continuation") }
+    var english: [String] = [], japanese: [String] = []
+    if unchecked.count < spellings.count {
+        english.append("`@unchecked Sendable` and `nonisolated(unsafe)` silence the compiler's data-race checks; the exercise asks you to make the code safe instead.")
+        japanese.append("`@unchecked Sendable` と `nonisolated(unsafe)` はコンパイラのデータ競合の検査を黙らせるものです。この演習ではコードを安全にすることが求められています。")
+    }
+    if !unchecked.isEmpty {
+        english.append("An unsafe continuation resumed twice is undefined behaviour and one never resumed goes unreported, so no run can tell a right answer from a wrong one; use `withCheckedContinuation` or `withCheckedThrowingContinuation`, which trap or report instead.")
+        japanese.append("チェックなしの継続は、2 回再開すると未定義動作になり、再開しなくても何も報告されません。そのため、実行しても正しい答えと誤った答えを見分けられません。代わりに、トラップや報告をしてくれる `withCheckedContinuation` か `withCheckedThrowingContinuation` を使いましょう。")
+    }
+    return Localized("uses what this exercise forbids. " + english.joined(separator: " "),
+                     ja: "この演習で禁止されている書き方を使っています。" + japanese.joined())
+}
+
 /// Finds forbidden spellings in Swift source, ignoring comments and string literals.
 public func forbiddenSpellings(_ forbidden: [String], in source: String) -> [(spelling: String, line: Int)] {
     var found: [(String, Int)] = []

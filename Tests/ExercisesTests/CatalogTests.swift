@@ -42,4 +42,13 @@ struct CatalogTests {
         let found = forbiddenSpellings(["nonisolated(unsafe)"], in: source)
         #expect(found.map(\.line) == [3])
     }
+
+    @Test("an unchecked continuation is refused for what it is, not as a race-check silencer")
+    func forbiddenReasons() {
+        let continuation = forbiddenReason(["withUnsafeThrowingContinuation"])
+        #expect(continuation.en.contains("withCheckedThrowingContinuation"))
+        #expect(!continuation.en.contains("@unchecked Sendable"))
+        let silencer = forbiddenReason(["nonisolated(unsafe)"])
+        #expect(silencer.en.contains("data-race checks") && !silencer.en.contains("continuation"))
+    }
 }

@@ -37,13 +37,11 @@ public struct ExerciseChecker: Sendable {
                 ja: "exercises/exercises.json に演習 '\(exercise)' がありません。"), details: [], entry: nil)
         }
         let file = reference ? entry.solutionFile : entry.file
-        // Layer 1: spellings that silence the compiler's data-race checks, where forbidden.
+        // Layer 1: spellings the exercise forbids (race-check silencers, unchecked continuations).
         if let source = try? String(contentsOf: packageRoot.appendingPathComponent(file), encoding: .utf8) {
             let found = forbiddenSpellings(entry.forbids, in: source)
             if !found.isEmpty {
-                return fail(exercise, VerdictProperty.forbiddenSpelling, reason: Localized(
-                    "uses what this exercise forbids. These silence the compiler's data-race checks; the exercise asks you to make the code safe instead.",
-                    ja: "この演習で禁止されている書き方を使っています。これらはコンパイラのデータ競合の検査を黙らせるものです。この演習ではコードを安全にすることが求められています。"),
+                return fail(exercise, VerdictProperty.forbiddenSpelling, reason: forbiddenReason(found.map(\.spelling)),
                     details: found.map { "\(file):\($0.line): \($0.spelling)" }, entry: entry)
             }
         }
