@@ -25,10 +25,12 @@ public enum Report {
             lines.append(t(Localized(
                 "  Schedule found by \(schedule.search.localized.en), \(schedule.deviations) preemption(s) (⟲), one job at a time:",
                 ja: "  \(schedule.search.localized.ja)で見つけたスケジュール、プリエンプション \(schedule.deviations) 回（⟲）、一度に 1 ジョブずつ:")))
-            for step in schedule.steps {
-                let passed = step.checkpoints.isEmpty ? "" : " → " + step.checkpoints(in: language).joined(separator: " → ")
-                let mark = step.isDeviation ? terminal.paint(" ⟲", .yellow) : ""
-                lines.append("    \(step.number). \(t(step.who.localized))\(passed)\(mark)")
+            for run in schedule.runsOfSteps {
+                let first = run.first!, last = run.last!
+                let numbers = run.count == 1 ? "\(first.number)" : "\(first.number)–\(last.number)"
+                let passed = last.checkpoints.isEmpty ? "" : " → " + last.checkpoints(in: language).joined(separator: " → ")
+                let mark = first.isDeviation ? terminal.paint(" ⟲", .yellow) : ""
+                lines.append("    \(numbers). \(t(first.who.localized))\(passed)\(mark)")
             }
             if let number = failure.exploredCase {
                 let argument = "\(number):\(schedule.token)"

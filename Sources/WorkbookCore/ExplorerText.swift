@@ -51,12 +51,34 @@ extension Search {
 extension ScheduleReport {
     /// The schedule as trace events for the timeline: one lane per task, one mark per step
     /// labelled with the checkpoints it passed; time is the step number.
+    /// A task's steps that pass no checkpoint after its first in a row (hops inside the runtime)
+    /// are left out, so the marks are the task starting and what it passed.
     public func traceEvents(_ language: Language) -> [Trace.Event] {
         let runs = Localized("(runs)", ja: "（実行）").text(language)
-        return steps.enumerated().map { index, step in
+        return runsOfSteps.flatMap { run in
+            run.prefix(1) + run.dropFirst().filter { !$0.checkpoints.isEmpty }
+        }.enumerated().map { index, step in
             let label = step.checkpoints.isEmpty ? runs : step.checkpoints(in: language).joined(separator: "; ")
             return Trace.Event(sequence: index, time: UInt64(step.number), lane: step.who.localized.text(language), label: label, kind: .point)
         }
+    }
+
+    /// The steps in runs a learner reads as one: consecutive steps of one task, the default
+    /// scheduler's choice after the first, none but the last passing a checkpoint. A task takes
+    /// several steps to start or to wake (each hop through the runtime is a job).
+    public var runsOfSteps: [ArraySlice<ScheduleStep>] {
+        let steps = self.steps
+        var runs: [ArraySlice<ScheduleStep>] = []
+        var start = steps.startIndex
+        for index in steps.indices.dropFirst() {
+            let previous = steps[index - 1], step = steps[index]
+            if step.who != previous.who || step.isDeviation || !previous.checkpoints.isEmpty {
+                runs.append(steps[start..<index])
+                start = index
+            }
+        }
+        if start < steps.endIndex { runs.append(steps[start...]) }
+        return runs
     }
 
     /// For a deadlock: each task left waiting, and the last checkpoint it passed.

@@ -251,7 +251,7 @@ extension Chapter05 {
     /// inside `subscribe`. The careful way funnels every path through one slot that resumes once.
     static let firstValueBridge = Scenario(
         slug: "first-value",
-        title: Localized("A publisher's first value as async throws", ja: "パブリッシャの最初の値を async throws で"),
+        title: Localized("A publisher's first value as async throws", ja: "パブリッシャの最初の値を `async throws` で"),
         narration: Localized(
             """
             A fake source shaped like a publisher: `subscribe(onValue:onCompletion:)` returns a cancellable, as Combine's `sink` does (Combine itself is on Apple platforms only). \
