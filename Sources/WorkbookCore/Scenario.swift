@@ -54,6 +54,24 @@ public struct Scenario: Sendable {
             self.explanation = explanation
         }
 
+        /// The letters a question offers as `A) … B) …`, if it offers them.
+        public var offeredLetters: [Character] {
+            let marked = question.en.split(separator: " ").compactMap { word -> Character? in
+                word.count == 2 && word.last == ")" && word.first!.isUppercase && word.first!.isASCII ? word.first : nil
+            }
+            return marked.count >= 2 ? marked : []
+        }
+
+        /// Why a normalized answer is not one to compare with a run: empty, or with a letter
+        /// the question does not offer. Nil for an answer worth running.
+        public func problem(with guess: String) -> Localized? {
+            if guess.isEmpty { return Localized("No answer given.", ja: "答えが入力されていません。") }
+            let offered = offeredLetters
+            guard !offered.isEmpty, let stray = guess.first(where: { !offered.contains($0) }) else { return nil }
+            let list = offered.map(String.init).joined(separator: ", ")
+            return Localized("\(stray) is not one of the answers offered (\(list)).", ja: "\(stray) は選択肢（\(list)）にありません。")
+        }
+
         /// Whether `answer` is allowed by the rules for `run` (its knobs), whatever `run` showed.
         public func isPossible(_ answer: String, after run: ScenarioContext) -> Bool { possible(answer, run) }
 

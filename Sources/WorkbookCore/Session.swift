@@ -269,9 +269,13 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
         if interactive { Console.prompt(t(Localized("your answer> ", ja: "あなたの答え> "))) }
         guard let answer = readLineFromInput() else { return }
         if !interactive { write(t(Localized("your answer: ", ja: "あなたの答え: ")) + answer) }
+        let guess = Scenario.Prediction.normalize(answer)
+        if let problem = prediction.problem(with: guess) {
+            write(terminal.paint(t(problem), .red) + t(Localized(" Nothing was run; 'predict \(number)' asks again.", ja: "何も実行していません。'predict \(number)' でもう一度聞きます。")))
+            return
+        }
         guard let context = runAndReturnContext(number, knobs: knobs) else { return }
         let observed = Scenario.Prediction.normalize(prediction.observe(context))
-        let guess = Scenario.Prediction.normalize(answer)
         write("")
         if prediction.matches(guess, observed) {
             write(terminal.paint(t(Localized("✓ Matched: this run gave \(observed).", ja: "✓ 的中: この実行の結果は \(observed) でした。")), .green))

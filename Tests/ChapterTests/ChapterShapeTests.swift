@@ -43,6 +43,16 @@ struct ChapterShapeTests {
         let context = try await run(scenario)
         let observed = Scenario.Prediction.normalize(prediction.observe(context))
         #expect(prediction.isPossible(observed, after: context), "observed \(observed), which the prediction calls impossible")
+        #expect(prediction.problem(with: observed) == nil, "observed \(observed), which the question does not offer")
+    }
+
+    @Test("an answer the question does not offer, or none, is refused before anything runs")
+    func strayAnswers() throws {
+        let offering = try #require(allScenarios.compactMap(\.scenario.prediction).first { !$0.offeredLetters.isEmpty })
+        let unoffered = try #require(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ").first { !offering.offeredLetters.contains($0) })
+        #expect(offering.problem(with: String(unoffered)) != nil)
+        #expect(offering.problem(with: "") != nil)
+        #expect(offering.problem(with: String(offering.offeredLetters[0])) == nil)
     }
 
     @Test("an unknown flag exits 2 with a message on standard error", arguments: allChapters.map(\.executable))
