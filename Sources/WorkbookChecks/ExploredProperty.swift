@@ -156,7 +156,7 @@ public func observedOutcome(_ call: Localized, _ outcome: String, advice: (Strin
 /// What a report says when `call` never came back: who waited, and where, then `advice`.
 public func neverCameBack(_ call: Localized, whoWaited who: Localized, advice: Localized) -> Localized {
     Localized("\(call.en) never came back: nothing was left to run and nothing to wake the caller (where each task was last: \(who.en)). \(advice.en)",
-              ja: "\(call.ja) が戻りませんでした。実行できるものも呼び出し元を起こすものも残っていません（各タスクが最後にいた場所: \(who.ja)）。\(advice.ja)")
+              ja: "次の呼び出しが戻りませんでした: \(call.ja)。実行できるものも呼び出し元を起こすものも残っていません（各タスクが最後にいた場所: \(who.ja)）。\(advice.ja)")
 }
 
 /// The name checks give the task that calls the learner's code.

@@ -84,9 +84,9 @@ extension Chapter05 {
             1) 子プロセス（`ch05-continuations --child \(leakedContinuationChildName)`）で、エクスプローラの下で実行します。呼び出し側が "p1"、次に "p3" を待ち、\
             サービスは自分のタスクからコールバックします。"p3" のハンドラが戻ると、もう誰も継続を持っていません。\
             ランタイムは継続を破棄し、標準エラーにメッセージを出力します。ここにはそのまま引用します。\
-            このメッセージは呼び出し側を起こしません。呼び出し側は永遠に中断したままです。スレッドは占有せず、エラーもクラッシュもありません。\
+            このメッセージは呼び出し側を起こしません。呼び出し側は永遠にサスペンドしたままです。スレッドは占有せず、エラーもクラッシュもありません。\
             エクスプローラはタスクを 1 ステップずつ実行し、呼び出し側が待っているのにもう何も実行できないこと、つまりデッドロックに気づいて、呼び出し側が待っているステップとともに報告します。\
-            （エクスプローラがなければ、プログラムはただ中断したままになり、テストなら止まったままになります。）\
+            （エクスプローラがなければ、プログラムはただサスペンドしたままになり、テストなら止まったままになります。）\
             2) 直したブリッジ `guard let data else { continuation.resume(throwing: .noData) }` をこのプロセスで実行します。すべての経路が再開し、"p3" は `.noData` を投げます。
             """),
         prediction: .init(
@@ -99,7 +99,7 @@ extension Chapter05 {
                 and prints "SWIFT TASK CONTINUATION MISUSE: … leaked its continuation without resuming it" — a message, not an error: nothing is thrown, and the program does not stop.
                 """,
                 ja: """
-                C です。再開されない継続は、そのタスクを永遠に中断させたままにします。チェック付きの継続は、再開されないまま破棄されたことに気づき、\
+                C です。再開されない継続は、そのタスクを永遠にサスペンドさせたままにします。チェック付きの継続は、再開されないまま破棄されたことに気づき、\
                 "SWIFT TASK CONTINUATION MISUSE: … leaked its continuation without resuming it" を出力します。これはメッセージであってエラーではありません。何も投げられず、プログラムも止まりません。
                 """),
             observe: { $0.noted("caller") ?? "" },

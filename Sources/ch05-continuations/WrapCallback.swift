@@ -51,7 +51,7 @@ extension Chapter05 {
             これを `await` するには、呼び出しを `withCheckedContinuation { continuation in … }` で包み、ハンドラの中で `continuation.resume(returning:)` を呼びます。\
             1) ビューコントローラのようなメインアクターのコードから `photo(for: "p1")` を呼び、4 行を出力します。\
             A は呼び出しの前、D はクロージャの最後の行、B はハンドラの中で `resume` の直前、C は `await` の後です。\
-            クロージャは呼び出し側のタスクの上で、その場ですぐに実行されます。クロージャが戻るとタスクは中断し、スレッドを占有しません。\
+            クロージャは呼び出し側のタスクの上で、その場ですぐに実行されます。クロージャが戻るとタスクはサスペンドし、スレッドを占有しません。\
             ハンドラはサービスのキューで動き、タスクを再開させます。`resume` はタスクの続きを自分で実行するのではなく、タスクのエグゼキュータ（ここではメインアクター）に実行を予約してすぐに戻ります。\
             それを見せるため、ここではハンドラが、タスクが C を出力するまで（最大 30 秒）待ってから E を出力して戻ります。\
             タスクは、ハンドラが自分のスレッドでまだ動いている間に、メインスレッドで先へ進んだのです。\
@@ -73,8 +73,8 @@ extension Chapter05 {
                 """,
                 ja: """
                 A、D、B、C です。クロージャは呼び出し側のタスクの上ですぐに実行されるので、D はサービスが後からすることより先です。\
-                タスクはクロージャが戻ると中断し、ハンドラの `resume`（B）の後でようやく先へ進みます（C）。\
-                クロージャが戻る前にハンドラが呼ばれる場合（キャッシュにあったときなど）は A、B、D、C になります。`resume` は覚えておかれ、タスクは中断すらしません。\
+                タスクはクロージャが戻るとサスペンドし、ハンドラの `resume`（B）の後でようやく先へ進みます（C）。\
+                クロージャが戻る前にハンドラが呼ばれる場合（キャッシュにあったときなど）は A、B、D、C になります。`resume` は覚えておかれ、タスクはサスペンドすらしません。\
                 C が B より先になることはありません。
                 """),
             observe: { $0.noted("order") ?? "" },
@@ -94,7 +94,7 @@ extension Chapter05 {
         let service = LegacyPhotoService(replies: ["p1": .photo], holdsReplies: true)
         let task = context.text(Localized("caller task", ja: "呼び出し側タスク"))
         let handler = context.text(Localized("handler", ja: "ハンドラ"))
-        let suspended = Localized("suspended", ja: "中断中")
+        let suspended = Localized("suspended", ja: "サスペンド中")
         let continued = DispatchSemaphore(value: 0), handlerReturned = DispatchSemaphore(value: 0)
         let threads = Locked<[String: String]>([:])
         let order = Locked("")
