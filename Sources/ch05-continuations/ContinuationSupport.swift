@@ -220,7 +220,14 @@ struct BridgeStep: Sendable, Equatable {
 
     /// `  step 3: request → the reply arrived`, as `play` shows a step.
     func line(in language: Language) -> String {
-        let passed = checkpoints.isEmpty ? "" : " → " + checkpoints.map { $0.text(language) }.joined(separator: " → ")
+        let task = who.text(language)
+        // A checkpoint that starts with the task's own name says it once: `caller → starts …`.
+        let labels = checkpoints.map { checkpoint -> String in
+            let text = checkpoint.text(language)
+            guard let colon = text.range(of: ": ") ?? text.range(of: "："), task.hasPrefix(text[..<colon.lowerBound]) else { return text }
+            return String(text[colon.upperBound...])
+        }
+        let passed = labels.isEmpty ? "" : " → " + labels.joined(separator: " → ")
         return Localized("    step \(number): ", ja: "    ステップ \(number): ").text(language) + who.text(language) + passed
     }
 }
@@ -302,7 +309,8 @@ extension ScenarioContext {
     /// takes several steps to start and to sleep in a debug build; they say nothing).
     func showSteps(_ steps: [BridgeStep]) {
         for step in steps where !step.checkpoints.isEmpty || step.who.en.hasPrefix("timer") {
-            show(step.line(in: language))
+            let line = step.line(in: language)
+            say(Localized(line, ja: line))  // wrapped, each line indented as the first
         }
     }
 
