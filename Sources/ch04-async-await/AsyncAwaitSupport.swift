@@ -7,39 +7,8 @@ import Glibc
 import Darwin
 #endif
 
-// Helpers the chapter's scenarios share: which OS thread is running, how many tasks are inside
-// a region at once, and how a thumbnail pipeline's answer reads.
-
-/// An OS thread as the kernel knows it: its id and its name.
-///
-/// Read it with `OSThread.current()`, a synchronous function, also from async code: what a task
-/// may not do is assume the thread stays the same across an `await`.
-struct OSThread: Sendable, Hashable, CustomStringConvertible {
-    let id: UInt64
-    let name: String
-
-    var description: String { name.isEmpty ? "\(id)" : "\(id) \(name)" }
-
-    /// The calling thread. Linux: the kernel's thread id and its name (`/proc/thread-self/comm`,
-    /// at most 15 characters); Apple platforms: `pthread_threadid_np` and `pthread_getname_np`.
-    static func current() -> OSThread {
-        #if canImport(Glibc)
-        let id = UInt64(KernelThread.current()?.tid ?? 0)
-        let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?
-            .trimmingCharacters(in: .newlines) ?? ""
-        return OSThread(id: id, name: name)
-        #elseif canImport(Darwin)
-        var id: UInt64 = 0
-        pthread_threadid_np(nil, &id)
-        var buffer = [CChar](repeating: 0, count: 64)
-        pthread_getname_np(pthread_self(), &buffer, buffer.count)
-        let name = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        return OSThread(id: id, name: name)
-        #else
-        return OSThread(id: UInt64(ThreadIdentity.current), name: "")
-        #endif
-    }
-}
+// Helpers the chapter's scenarios share: how many tasks are inside a region at once, and how a
+// thumbnail pipeline's answer reads. (`OSThread`, which OS thread is running, is WorkbookCore's.)
 
 /// Counts the tasks inside a region (between `enter` and `leave`), the most there were at
 /// once, and the threads they entered and left on.

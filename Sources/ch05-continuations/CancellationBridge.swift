@@ -77,7 +77,7 @@ final class FakeRequestService: Sendable {
 
     let log: Log
     /// Fired inside `start`, once the request exists and before its handle is returned.
-    let started = BridgeSignal()
+    let started = OneShotSignal()
     private let requests = Locked<[FakeRequest]>([])
     private let onStart = Locked<(@Sendable () -> Void)?>(nil)
 
@@ -372,7 +372,7 @@ extension Chapter05 {
         // returned. A plain thread cancels the task now, and the operation's thread waits for it
         // (a wait of microseconds, on purpose, to hold the operation at exactly this point).
         service.whenStarting {
-            let cancelled = BridgeSignal()
+            let cancelled = OneShotSignal()
             Thread.detachNewThread {
                 cancellerThread.withLock { $0 = ThreadIdentity.current }
                 context.trace.record(.verbatim("task.cancel()"))
@@ -444,7 +444,7 @@ extension Chapter05 {
     /// the process survives.
     static func cancelResumesTwiceChild() -> Never {
         let service = FakeRequestService()
-        let stored = BridgeSignal()
+        let stored = OneShotSignal()
         let box = Locked<Task<String, any Error>?>(nil)
         box.withLock { $0 = Task { try await loadResumingTwice(from: service, stored: stored) } }
         guard stored.waitBlocking() else { Console.line("the request did not start"); exit(4) }
@@ -456,7 +456,7 @@ extension Chapter05 {
 
     /// The bridge that resumes twice: `onCancel` resumes with `CancellationError`, then cancels
     /// the request, and the request's callback resumes with `.cancelled`.
-    private static func loadResumingTwice(from service: FakeRequestService, stored: BridgeSignal) async throws -> String {
+    private static func loadResumingTwice(from service: FakeRequestService, stored: OneShotSignal) async throws -> String {
         let shared = Locked<(request: FakeRequest?, continuation: CheckedContinuation<String, any Error>?)>((nil, nil))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

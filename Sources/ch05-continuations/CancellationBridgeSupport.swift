@@ -1,66 +1,8 @@
 import Foundation
 import WorkbookCore
 
-// What scenarios 5–8 share: a one-time signal that tasks and threads can wait for, the child
-// processes that show a misused continuation, and how their end is reported.
-
-/// A one-time signal: `fire()` it once, and every wait returns — the waits already waiting and
-/// the ones that come later. Tasks wait with `await wait(…)` (suspended, no thread blocked);
-/// a plain thread waits with `waitBlocking(…)`.
-///
-/// The scenarios make an order happen with it instead of sleeping for it. Each wait gives up
-/// with `ScenarioStuck` after `seconds`, so a scenario never hangs.
-final class BridgeSignal: Sendable {
-    private struct State {
-        var fired = false
-        var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
-        var nextWaiter = 0
-    }
-
-    private let state = Locked(State())
-    private let semaphore = DispatchSemaphore(value: 0)
-
-    /// Ends every wait, now and later. Firing twice is harmless.
-    func fire() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>]? in
-            guard !state.fired else { return nil }
-            state.fired = true
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
-        }
-        guard let waiters else { return }
-        semaphore.signal()
-        for waiter in waiters { waiter.resume(returning: true) }
-    }
-
-    var hasFired: Bool { state.withLock { $0.fired } }
-
-    /// Suspends until `fire()`; throws `ScenarioStuck(what:)` after `seconds`.
-    func wait(seconds: Double = 30, _ what: Localized) async throws {
-        let fired = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let waiter = state.withLock { state -> Int? in
-                guard !state.fired else { return nil }
-                state.nextWaiter += 1
-                state.waiters[state.nextWaiter] = continuation
-                return state.nextWaiter
-            }
-            guard let waiter else { return continuation.resume(returning: true) }
-            let state = self.state
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-                state.withLock { $0.waiters.removeValue(forKey: waiter) }?.resume(returning: false)
-            }
-        }
-        if !fired { throw ScenarioStuck(what: what) }
-    }
-
-    /// Blocks the calling thread until `fire()` (one thread at a time); false after `seconds`.
-    /// Only for plain threads and child processes, never inside a task.
-    func waitBlocking(seconds: Double = 10) -> Bool {
-        guard semaphore.wait(timeout: .now() + seconds) == .success else { return false }
-        semaphore.signal()  // later blocking waits return at once too
-        return true
-    }
-}
+// What scenarios 5–8 share: the child processes that show a misused continuation, and how
+// their end is reported. (Their one-time signal is WorkbookCore's `OneShotSignal`.)
 
 /// How a child process that misuses a continuation ended, read from its exit and its stderr.
 struct ChildEnding: Sendable, Equatable {

@@ -149,7 +149,7 @@ extension Chapter05 {
     /// the task's thread, racing the child's exit. The task runs on an executor that says when
     /// each of its jobs has run to its end, that is, to the task's suspension.
     static func leakChild(checked: Bool) -> Never {
-        let stored = BridgeSignal()
+        let stored = OneShotSignal()
         let executor = JobEndSignallingExecutor()
         if checked {
             let kept = Locked<CheckedContinuation<String, Never>?>(nil)
@@ -166,14 +166,14 @@ extension Chapter05 {
         exit(0)
     }
 
-    private static func awaitReply(keptIn kept: Locked<CheckedContinuation<String, Never>?>, stored: BridgeSignal) async -> String {
+    private static func awaitReply(keptIn kept: Locked<CheckedContinuation<String, Never>?>, stored: OneShotSignal) async -> String {
         await withCheckedContinuation { continuation in
             kept.withLock { $0 = continuation }
             stored.fire()
         }
     }
 
-    private static func awaitReply(keptIn kept: Locked<UnsafeContinuation<String, Never>?>, stored: BridgeSignal) async -> String {
+    private static func awaitReply(keptIn kept: Locked<UnsafeContinuation<String, Never>?>, stored: OneShotSignal) async -> String {
         await withUnsafeContinuation { continuation in
             kept.withLock { $0 = continuation }
             stored.fire()

@@ -147,24 +147,9 @@ final class LegacyPhotoService: Sendable {
 /// A synchronous function, so async code may call it too: what a task may not do is assume the
 /// thread stays the same across an `await`.
 enum CallingThread {
-    /// Linux: the kernel's thread id and its name (`/proc/thread-self/comm`, at most 15
-    /// characters); Apple platforms: `pthread_threadid_np` and `pthread_getname_np`.
+    /// `OSThread.current()`, marked `[main]` on the main thread.
     static func describe() -> String {
-        #if canImport(Glibc)
-        let id = UInt64(KernelThread.current()?.tid ?? 0)
-        let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?
-            .trimmingCharacters(in: .newlines) ?? ""
-        #elseif canImport(Darwin)
-        var id: UInt64 = 0
-        pthread_threadid_np(nil, &id)
-        var buffer = [CChar](repeating: 0, count: 64)
-        pthread_getname_np(pthread_self(), &buffer, buffer.count)
-        let name = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        #else
-        let id = UInt64(ThreadIdentity.current)
-        let name = ""
-        #endif
-        let described = name.isEmpty ? "\(id)" : "\(id) \(name)"
+        let described = OSThread.current().description
         return Thread.isMainThread ? described + " [main]" : described
     }
 

@@ -141,7 +141,7 @@ final class FirstValueSlot: Sendable {
     private let state = Locked(State())
     private let log: FakeValueSource.Log
     /// Fired once the subscription is kept (for the scenario, so that it sends only then).
-    let attached = BridgeSignal()
+    let attached = OneShotSignal()
 
     init(log: @escaping FakeValueSource.Log) { self.log = log }
 

@@ -20,7 +20,7 @@ final class FakePresenter {
 
     private(set) var presented: FakeScreen?
     /// Fired each time a screen is on screen, so the scenario's "user" acts only then.
-    private(set) var shown = BridgeSignal()
+    private(set) var shown = OneShotSignal()
     private let log: Log
 
     init(log: @escaping Log) { self.log = log }
@@ -36,7 +36,7 @@ final class FakePresenter {
     func dismiss(_ screen: FakeScreen, animated: Bool) {
         guard presented === screen else { return }
         presented = nil
-        shown = BridgeSignal()
+        shown = OneShotSignal()
         log(.verbatim("dismiss(\(screen.title))"), Self.uiLane)
         let handler = screen.onDismiss
         screen.onDismiss = nil                                  // once

@@ -1,12 +1,12 @@
 import Dispatch
-import WorkbookCore
 
-/// A one-time signal that tasks can await: `fire()` it once, and every `wait` returns — the
-/// waits already suspended and the ones that come later.
+/// A one-time signal that tasks and threads can wait for: `fire()` it once, and every wait
+/// returns — the waits already waiting and the ones that come later.
 ///
-/// The chapter's scenarios make an order happen with it instead of sleeping for it: a child
-/// task does its first step, fires `started`, and the caller cancels only after
-/// `try await started.wait(…)`. Waiting suspends the task; no thread is blocked.
+/// The scenarios make an order happen with it instead of sleeping for it: a child task does its
+/// first step, fires `started`, and the caller cancels only after `try await started.wait(…)`.
+/// A task waits suspended, holding no thread; a plain thread or a child process waits with
+/// `waitBlocking`.
 ///
 /// The blocking way, `DispatchSemaphore.wait()` inside a task, parks one of the cooperative
 /// pool's threads (two on a two-core machine): with both parked, the task that would signal
@@ -17,7 +17,7 @@ import WorkbookCore
 /// `seconds` with `ScenarioStuck`, so a scenario never hangs. The default is generous: on Linux
 /// tasks share libdispatch's pool with GCD work, and under `swift test`, with other tests
 /// blocking pool threads, a task was seen to wait over a second for a thread.
-final class OneShotSignal: Sendable {
+public final class OneShotSignal: Sendable {
     private struct State {
         var fired = false
         var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
@@ -25,21 +25,27 @@ final class OneShotSignal: Sendable {
     }
 
     private let state = Locked(State())
+    private let semaphore = DispatchSemaphore(value: 0)
+
+    public init() {}
 
     /// Ends every wait, now and later. Firing twice is harmless.
-    func fire() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+    public func fire() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>]? in
+            guard !state.fired else { return nil }
             state.fired = true
             defer { state.waiters = [:] }
             return Array(state.waiters.values)
         }
+        guard let waiters else { return }
+        semaphore.signal()
         for waiter in waiters { waiter.resume(returning: true) }
     }
 
-    var hasFired: Bool { state.withLock { $0.fired } }
+    public var hasFired: Bool { state.withLock { $0.fired } }
 
     /// Suspends until `fire()`; throws `ScenarioStuck(what:)` if that takes longer than `seconds`.
-    func wait(seconds: Double = 30, _ what: Localized) async throws {
+    public func wait(seconds: Double = 30, _ what: Localized) async throws {
         let fired = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let waiter = state.withLock { state -> Int? in
                 guard !state.fired else { return nil }
@@ -54,5 +60,13 @@ final class OneShotSignal: Sendable {
             }
         }
         if !fired { throw ScenarioStuck(what: what) }
+    }
+
+    /// Blocks the calling thread until `fire()`; false after `seconds`. Only for plain threads
+    /// and child processes, never inside a task.
+    public func waitBlocking(seconds: Double = 10) -> Bool {
+        guard semaphore.wait(timeout: .now() + seconds) == .success else { return false }
+        semaphore.signal()  // later blocking waits return at once too
+        return true
     }
 }
