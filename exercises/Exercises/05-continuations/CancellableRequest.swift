@@ -8,13 +8,15 @@ import Synchronization
 // `DownloadError.cancelled` (as `URLSessionTask` does). Wrap it as `async throws` so that
 // cancelling the calling task reaches both ends:
 //   - not cancelled, `download(_:)` returns the payload or throws the client's error as it is;
-//   - cancelled before the call, during the download, or as it ends: the download is cancelled
-//     (or never started) and the call throws `CancellationError` — not `DownloadError.cancelled`;
+//   - cancelled before the call or during the download: the download is cancelled (or never
+//     started) and the call throws `CancellationError` — not `DownloadError.cancelled`; a cancel
+//     that comes as the download ends may get the download's own ending or `CancellationError`;
 //   - the cancellation handler runs at once, on the cancelling thread, concurrently with your
 //     operation — possibly before the handle exists (a cancel before the call runs it even
 //     before your operation starts); whatever both touch needs a lock;
-//   - the continuation is resumed exactly once: by the completion handler, not also by the
-//     cancellation handler.
+//   - the continuation is resumed exactly once on every path. Simplest: only the completion
+//     handler resumes (a cancelled download still calls back); if another path may resume too,
+//     the first takes the continuation and the others find it gone (the chapter's §8).
 //
 // Check your answer:   swift test --filter ExercisesTests.CancellableRequest
 // Stuck?               a failing check prints a hint; all hints: exercises/exercises.json

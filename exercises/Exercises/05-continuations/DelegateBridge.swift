@@ -12,8 +12,12 @@ import Synchronization
 //     after you answered: such reports must never resume anything a second time;
 //   - while a request is in flight, another `currentLocation()` throws `LocationError.busy` at
 //     once — without touching the first, which goes on; once answered, the next is accepted;
+//   - reports carry no request: one that comes while a request is in flight answers it, one
+//     that comes while none is, is ignored;
 //   - the delegate methods run on the provider's thread while your callers run on theirs:
-//     whatever both touch needs a lock (a `Mutex` from Synchronization, or `Locked`).
+//     whatever both touch needs a lock (a `Mutex` from Synchronization, or an `NSLock`). Two
+//     callers may arrive at once: "is one in flight?" and "store mine" must be one hold of the
+//     lock — checked in one hold and stored in another, both can pass the check.
 // The provider holds its delegate weakly: keep the delegate alive yourself.
 //
 // Check your answer:   swift test --filter ExercisesTests.DelegateBridge
@@ -29,8 +33,9 @@ public final class LocationBridge: DelegateBridgeProtocol, LocationProviderDeleg
     }
 
     public func currentLocation() async throws -> Location {
-        // TODO: `try await withCheckedThrowingContinuation { continuation in … }`: if a request is
-        // in flight, resume it throwing `LocationError.busy`; else store it, then request.
+        // TODO: `try await withCheckedThrowingContinuation { continuation in … }`: in one hold of
+        // the lock, if a request is in flight, resume this new continuation throwing
+        // `LocationError.busy` (the one in flight goes on); else store it — then request.
         todo()
     }
 

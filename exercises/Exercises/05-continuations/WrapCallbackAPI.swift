@@ -4,7 +4,8 @@ import ExerciseKit
 //
 // Goal: `client.fetchForecast(for:completion:)` is an old completion-handler API. It calls
 // `completion` exactly once — later, from a task of its own, or at once for a city it has
-// cached — with `(data, nil)`, `(nil, error)`, or `(nil, nil)` when it has no forecast. Wrap it
+// cached — with `(data, nil)`, `(nil, error)`, or `(nil, nil)` when it has no forecast (never
+// with both). Wrap it
 // as `async throws`:
 //   - `forecast(for:)` returns `Forecast(data:)` of the bytes, or throws: the client's error as
 //     it is, `ForecastError.noForecast` for `(nil, nil)`, `ForecastError.unreadable` when
