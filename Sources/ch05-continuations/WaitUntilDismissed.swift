@@ -158,7 +158,7 @@ extension Chapter05 {
         context.note("dismiss order", String(inOrder))
         context.say(Localized(
             "  present → taps Close → dismiss → onDismiss → resume() → dismiss returns → the task continues: \(inOrder). After resume(), the first to run was \(taskFirst ? "the task" : "the rest of dismiss") (\(taskFirst ? "A" : "B")).",
-            ja: "  present(settings) → 「閉じる」をタップ → dismiss(settings) → onDismiss → resume() → dismiss() から戻る → タスクが続く: \(inOrder)。resume() の後に最初に動いたのは\(taskFirst ? "タスク" : "dismiss() の残り")（\(taskFirst ? "A" : "B")）。"))
+            ja: "  present(settings) → 「閉じる」をタップ → dismiss(settings) → onDismiss → resume() → dismiss() から戻る → タスクが続く: \(inOrder)。resume() の後に最初に動いたのは、\(taskFirst ? "タスク" : "dismiss() の残り")（\(taskFirst ? "A" : "B")）。"))
     }
 
     // MARK: 2) Cancelled while presented: nothing happens
