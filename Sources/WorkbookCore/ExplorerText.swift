@@ -23,6 +23,18 @@ extension ScheduleStep {
     }
 }
 
+/// A step as a line reads it: the task, then ` → ` and each checkpoint it passed; a checkpoint
+/// that starts with the task's own name says it once (`caller → starts …`, not
+/// `caller → caller: starts …`).
+public func stepText(who task: String, passed checkpoints: [String]) -> String {
+    let labels = checkpoints.map { text -> String in
+        guard let colon = text.range(of: ": ") ?? text.range(of: "："),
+              !text[..<colon.lowerBound].isEmpty, task.hasPrefix(text[..<colon.lowerBound]) else { return text }
+        return String(text[colon.upperBound...])
+    }
+    return ([task] + labels).joined(separator: " → ")
+}
+
 /// Names the calling task in both languages (`nameTask` with a `Localized`).
 public func nameTask(_ name: Localized) {
     WorkbookExplorer.nameTask(BilingualLabel.join(name.en, name.ja))

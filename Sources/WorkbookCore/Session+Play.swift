@@ -96,8 +96,8 @@ extension Session {
     private func showSteps(_ steps: [ScheduleStep], from shown: LockedValue<Int>) {
         let start = shown.get()
         for step in steps.dropFirst(start) {
-            let passed = step.checkpoints.isEmpty ? "" : " → " + step.checkpoints(in: language).joined(separator: " → ")
-            write(terminal.paint(t(Localized("  step \(step.number): ", ja: "  ステップ \(step.number): ")), .dim) + t(step.who.localized) + passed)
+            write(terminal.paint(t(Localized("  step \(step.number): ", ja: "  ステップ \(step.number): ")), .dim)
+                  + stepText(who: t(step.who.localized), passed: step.checkpoints(in: language)))
         }
         shown.set(max(start, steps.count))
     }

@@ -205,15 +205,8 @@ struct BridgeStep: Sendable, Equatable {
 
     /// `  step 3: request → the reply arrived`, as `play` shows a step.
     func line(in language: Language) -> String {
-        let task = who.text(language)
-        // A checkpoint that starts with the task's own name says it once: `caller → starts …`.
-        let labels = checkpoints.map { checkpoint -> String in
-            let text = checkpoint.text(language)
-            guard let colon = text.range(of: ": ") ?? text.range(of: "："), task.hasPrefix(text[..<colon.lowerBound]) else { return text }
-            return String(text[colon.upperBound...])
-        }
-        let passed = labels.isEmpty ? "" : " → " + labels.joined(separator: " → ")
-        return Localized("    step \(number): ", ja: "    ステップ \(number): ").text(language) + who.text(language) + passed
+        Localized("    step \(number): ", ja: "    ステップ \(number): ").text(language)
+            + stepText(who: who.text(language), passed: checkpoints.map { $0.text(language) })
     }
 }
 
