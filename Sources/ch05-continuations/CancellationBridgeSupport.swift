@@ -76,7 +76,7 @@ extension ScenarioContext {
         case "exit 3":
             say(survived)
         case let how where how.hasPrefix("SIG"):
-            say(Localized("  The child was stopped by \(how): \(signalMeaning(how).en).",
+            say(Localized("  The child was stopped by \(how) (\(signalMeaning(how).en)).",
                           ja: "  子プロセスは \(how) で止まりました（\(signalMeaning(how).ja)）。"))
         default:
             say(Localized("  The child ended: \(ending.shown.en).", ja: "  子プロセスの終わり方: \(ending.shown.ja)。"))
