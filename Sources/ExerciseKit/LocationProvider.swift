@@ -102,6 +102,9 @@ public final class LocationProvider: Sendable {
         }
     }
 
+    /// For the checks: reports to the delegate now, on the calling thread.
+    package func deliverNow(_ report: Report) { deliver(report) }
+
     private func deliver(_ report: Report) {
         guard let delegate else {
             checkpoint("\(report): no delegate")

@@ -49,3 +49,48 @@ private final class PauseBox {
         pause()
     }
 }
+
+/// Runs something at the moment a thread of the learner's code creates a checked continuation —
+/// an allocation point (see ReleasePoints.h): `withCheckedContinuation` makes a small "canary"
+/// object first, and the runners see that allocation.
+///
+/// DelegateBridge's check uses it to run a second caller whole between the first caller's look
+/// at its slot and the continuation it stores. The racy way, which only that moment exposes:
+/// ```swift
+/// guard pending.withLock({ $0 == nil }) else { throw LocationError.busy }
+/// return try await withCheckedThrowingContinuation { continuation in
+///     pending.withLock { $0 = continuation }  // a second caller may have stored its own by now
+///     provider.requestLocation()
+/// }
+/// ```
+/// The safe way looks and stores in one hold of the lock, inside the continuation's closure.
+public enum ContinuationPoint {
+    /// The class of a checked continuation's canary (its address), read from one made here; nil where
+    /// allocation points are not reported (see `ReleasePoint.isAvailable`) or a continuation is
+    /// not the single reference it is on this runtime.
+    public static func canaryClass() async -> UInt? {
+        guard ReleasePoint.isAvailable,
+              MemoryLayout<CheckedContinuation<UnsafeRawPointer?, Never>>.size == MemoryLayout<UnsafeRawPointer>.size
+        else { return nil }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<UInt?, Never>) in
+            let canary = unsafeBitCast(continuation, to: UnsafeRawPointer.self)
+            continuation.resume(returning: canary.load(as: UInt.self))  // an object's first word is its class
+        }
+    }
+
+    /// Runs `body` on the calling thread; the first time a continuation is created on this
+    /// thread inside it (before the continuation exists), runs `pause` there, once. Returns
+    /// `body`'s value and whether the point was reached.
+    public static func run<Value>(canaryClass: UInt, pause: @escaping () -> Void, _ body: () -> Value) -> (value: Value, paused: Bool) {
+        let box = PauseBox(pause)
+        let context = Unmanaged.passRetained(box).toOpaque()
+        workbook_arm_allocation_point(UnsafeRawPointer(bitPattern: canaryClass), { context in
+            guard let context else { return }
+            Unmanaged<PauseBox>.fromOpaque(context).takeUnretainedValue().reach()
+        }, context)
+        let value = body()
+        workbook_arm_allocation_point(nil, nil, nil)
+        Unmanaged<PauseBox>.fromOpaque(context).release()
+        return (value, box.reached)
+    }
+}

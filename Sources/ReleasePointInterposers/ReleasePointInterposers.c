@@ -66,6 +66,23 @@ void dispatch_group_leave(dispatch_group_t group) {
     workbook_release_point_reached();
 }
 
+// Allocation points: every Swift object is made by `swift_allocObject` (the runtime's, in
+// libswiftCore), which libswift_Concurrency calls through its PLT when it makes a checked
+// continuation's canary. Taking it here lets a check run something at the moment a thread of
+// the learner's code creates a continuation (see ReleasePoints.h). TSan does not intercept it.
+void *swift_allocObject(const void *metadata, size_t size, size_t alignMask);
+
+void *swift_allocObject(const void *metadata, size_t size, size_t alignMask) {
+    static void *(*cached)(const void *, size_t, size_t);
+    void *(*real)(const void *, size_t, size_t) = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
+    if (!real) {
+        real = (void *(*)(const void *, size_t, size_t))workbook_interposing_next("swift_allocObject");
+        __atomic_store_n(&cached, real, __ATOMIC_RELEASE);
+    }
+    workbook_allocation_point_reached(metadata);
+    return real(metadata, size, alignMask);
+}
+
 // MARK: Barrier work items under ThreadSanitizer
 //
 // A block made by `dispatch_block_create` — Swift's `DispatchWorkItem`, and `async`/`sync` given a

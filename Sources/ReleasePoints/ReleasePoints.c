@@ -31,6 +31,26 @@ NOT_CHECKED_BY_TSAN void workbook_arm_release_point(int count, workbook_release_
     armedContext = left ? context : NULL;
 }
 
+static _Thread_local const void *armedClass;
+static _Thread_local workbook_release_handler allocationHandler;
+static _Thread_local void *allocationContext;
+
+NOT_CHECKED_BY_TSAN void workbook_arm_allocation_point(const void *metadata, workbook_release_handler handler, void *context) {
+    armedClass = handler ? metadata : NULL;
+    allocationHandler = armedClass ? handler : NULL;
+    allocationContext = armedClass ? context : NULL;
+}
+
+NOT_CHECKED_BY_TSAN void workbook_allocation_point_reached(const void *metadata) {
+    if (armedClass == NULL || metadata != armedClass) return;
+    workbook_release_handler handler = allocationHandler;
+    void *context = allocationContext;
+    armedClass = NULL;
+    allocationHandler = NULL;
+    allocationContext = NULL;
+    handler(context);
+}
+
 NOT_CHECKED_BY_TSAN void workbook_release_point_reached(void) {
     if (left == 0 || --left > 0) return;
     workbook_release_handler handler = armedHandler;

@@ -11,6 +11,12 @@ bool workbook_release_points_available(void);
 /// there, once, with the thread disarmed. `count` 0 disarms.
 void workbook_arm_release_point(int count, workbook_release_handler handler, void *context);
 
+/// Allocation points: calls `handler(context)` once, on the calling thread, the next time it
+/// allocates an object whose class is `metadata` — before the allocation. With a checked
+/// continuation's canary class, that is where the thread creates a continuation. NULL disarms.
+void workbook_arm_allocation_point(const void *metadata, workbook_release_handler handler, void *context);
+
 // For the interposers.
 void workbook_release_point_reached(void);
+void workbook_allocation_point_reached(const void *metadata);
 void workbook_release_points_mark_available(void);

@@ -254,3 +254,47 @@ struct HandlerDelegate: DelegateBridgeProtocol {
         }
     }
 }
+
+/// The chapter's §4 guard copied to a lock-based bridge: the look in one hold of the lock, before
+/// the continuation, the store in another — a second caller between them stores first, and is
+/// overwritten.
+final class LooksBeforeTheContinuation: DelegateBridgeProtocol, LocationProviderDelegate {
+    let provider: LocationProvider
+    let pending = Mutex<CheckedContinuation<Location, any Error>?>(nil)
+    init(provider: LocationProvider) { self.provider = provider; provider.delegate = self }
+    func currentLocation() async throws -> Location {
+        guard pending.withLock({ $0 == nil }) else { throw LocationError.busy }
+        return try await withCheckedThrowingContinuation { continuation in
+            pending.withLock { $0 = continuation }
+            provider.requestLocation()
+        }
+    }
+    func locationProvider(_ provider: LocationProvider, didUpdate location: Location) {
+        pending.withLock { slot in defer { slot = nil }; return slot }?.resume(returning: location)
+    }
+    func locationProvider(_ provider: LocationProvider, didFailWith error: any Error) {
+        pending.withLock { slot in defer { slot = nil }; return slot }?.resume(throwing: error)
+    }
+}
+
+/// The same split with an NSLock and an `isBusy` property: true or false as the caller looked,
+/// not as it stores.
+final class BusyPropertyThenStore: DelegateBridgeProtocol, LocationProviderDelegate, @unchecked Sendable {  // `pending` is guarded by `lock`
+    let provider: LocationProvider
+    let lock = NSLock()
+    var pending: CheckedContinuation<Location, any Error>?
+    init(provider: LocationProvider) { self.provider = provider; provider.delegate = self }
+    var isBusy: Bool { lock.withLock { pending != nil } }
+    func currentLocation() async throws -> Location {
+        if isBusy { throw LocationError.busy }
+        return try await withCheckedThrowingContinuation { continuation in
+            lock.withLock { pending = continuation }
+            provider.requestLocation()
+        }
+    }
+    func take() -> CheckedContinuation<Location, any Error>? {
+        lock.withLock { defer { pending = nil }; return pending }
+    }
+    func locationProvider(_ provider: LocationProvider, didUpdate location: Location) { take()?.resume(returning: location) }
+    func locationProvider(_ provider: LocationProvider, didFailWith error: any Error) { take()?.resume(throwing: error) }
+}

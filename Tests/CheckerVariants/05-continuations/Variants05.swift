@@ -65,6 +65,12 @@ let variants05: [VariantRegistration] = [
     .init("DelegateBridge.newestWins", "a newcomer tells the request in flight busy and takes its place", breaks: DelegateBridgeCheck.busyWhileInFlight) {
         DelegateBridgeCheck.run { NewestWins(provider: $0) }
     },
+    .init("DelegateBridge.looksBeforeTheContinuation", "§4's guard with a Mutex: looked at in one hold, stored in another inside the continuation", breaks: DelegateBridgeCheck.busyWhileInFlight) {
+        DelegateBridgeCheck.run { LooksBeforeTheContinuation(provider: $0) }
+    },
+    .init("DelegateBridge.busyPropertyThenStore", "an NSLock'd isBusy property asked first, the continuation stored after", breaks: DelegateBridgeCheck.busyWhileInFlight) {
+        DelegateBridgeCheck.run { BusyPropertyThenStore(provider: $0) }
+    },
     .init("DelegateBridge.nsLockBridge", "a correct answer: an NSLock around a var in an @unchecked Sendable class", breaks: passesTheCheck) {
         DelegateBridgeCheck.run { NSLockBridge(provider: $0) }
     },

@@ -1,3 +1,4 @@
+import Dispatch
 import ExerciseKit
 import WorkbookCore
 import WorkbookExplorer
@@ -14,6 +15,11 @@ import WorkbookExplorer
 /// 4. A second request while the first is in flight (5 ms into a 10 ms wait), and two requests
 ///    at the same moment (both orders): the newcomer throws `LocationError.busy` at once, the
 ///    first gets its location, and a request after both is accepted.
+/// 5. Two requests at the same moment on two threads, the second run whole at the moment the
+///    first creates its continuation — after any look at the slot made before it (a
+///    `ContinuationPoint`, the runners on Linux): one of them is turned away.
+///    One job of the explorer never stops halfway, so the explored cases cannot split a look
+///    made in one locked step from a store made in another.
 public enum DelegateBridgeCheck {
     public static let firstReportWins = Property(
         id: "wrong-location",
@@ -77,6 +83,7 @@ public enum DelegateBridgeCheck {
         let failure = checkOneAfterAnother(make)
             ?? checkSecondWhileInFlight(make, secondAfter: .milliseconds(5))
             ?? checkSecondWhileInFlight(make, secondAfter: nil)
+            ?? checkSecondInsideTheFirst(make)
         return failure.map(CheckResult.failed) ?? .passed(properties)
     }
 
@@ -158,6 +165,43 @@ public enum DelegateBridgeCheck {
             withExtendedLifetime(bridge) {}
             return "a: \(gotA), b: \(gotB), c: \(c)"
         }
+    }
+
+    /// Case 5: a and b at the same moment, b run whole on the same thread where a creates its
+    /// continuation; then one report. One must be turned away and the other get `harbour`.
+    static func checkSecondInsideTheFirst(_ make: @escaping @Sendable (LocationProvider) -> any DelegateBridgeProtocol) -> CheckFailure? {
+        guard let canary = blockingWait({ await ContinuationPoint.canaryClass() }) ?? nil else { return nil }
+        let provider = LocationProvider(answers: [Answer(), Answer()])  // reports only when told
+        let bridge = make(provider)
+        let executor = InlineTaskExecutor()
+        let results = Locked<[String?]>([nil, nil])
+        for index in 0..<2 {
+            Task(executorPreference: executor) {
+                let got = await outcomeText { try await bridge.currentLocation() }
+                results.withLock { $0[index] = got }
+            }
+        }
+        guard let first = executor.take(at: 0), let second = executor.take(at: 0) else { return nil }
+        let (_, paused) = ContinuationPoint.run(canaryClass: canary, pause: { executor.run(second) }) { executor.run(first) }
+        if !paused { executor.run(second) }  // a's job made no continuation here (an actor's bridge): b after it
+        executor.drain()
+        // Where no continuation was made on this thread, the bridge's code runs elsewhere (an
+        // actor's): give it time to turn one away, and to answer. Otherwise all ran here, done.
+        if !paused { waitUntil(seconds: 2) { results.withLock { $0.contains { $0 == busy } } } }
+        provider.deliverNow(.update("harbour"))
+        executor.drain()
+        if !paused { waitUntil(seconds: 2) { results.withLock { !$0.contains(nil) } } }
+        withExtendedLifetime(bridge) {}
+        let got = results.withLock { $0 }
+        if got.contains(busy) && got.contains(harbour) { return nil }
+        let shown = got.map { $0 ?? Localized("still waiting", ja: "待ったまま").en }
+        let call = Localized("`async let a = currentLocation(); async let b = currentLocation()` on two threads, b run whole at the moment a created its continuation, then one report (`harbour`)",
+                             ja: "2 つのスレッドで `async let a = currentLocation(); async let b = currentLocation()`、a が継続を作った瞬間に b を最後まで実行し、その後に報告が 1 つ（`harbour`）")
+        let advice = Localized("Both looked at the slot before either stored: a looked, then b ran whole — looked, stored, requested — and a went on to store over b's continuation. Look and store in one hold of the lock, inside the continuation's closure: `pending.withLock { slot in if slot != nil { … busy … } else { slot = continuation } }`.",
+                               ja: "どちらも、もう一方が保存する前に枠を見ました。a が見た後、b が最後まで（見て、保存して、要求して）実行され、a はそのまま b の継続の上に保存しました。確かめるのと保存するのは、継続のクロージャの中で 1 回のロックの中で行いましょう: `pending.withLock { slot in if slot != nil { … busy … } else { slot = continuation } }`。")
+        return CheckFailure(busyWhileInFlight, observed: Localized(
+            "\(call.en): expected one \(busy) and one \(harbour), got a: \(shown[0]), b: \(shown[1]). \(advice.en)",
+            ja: "\(call.ja): \(busy) と \(harbour) が 1 つずつのはずが、a: \(got[0] ?? "待ったまま")、b: \(got[1] ?? "待ったまま") でした。\(advice.ja)"))
     }
 
     // MARK: Exploring

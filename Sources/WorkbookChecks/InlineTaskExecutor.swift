@@ -1,0 +1,52 @@
+import Foundation
+import WorkbookCore
+
+/// A task executor that runs nothing by itself: tasks created with it as their preference queue
+/// their jobs here, and the check runs them — one at a time, on its own thread, in the order it
+/// chooses, even one job inside another (at a `ContinuationPoint`). Outside the explorer, for a
+/// case that needs a moment inside a job rather than between jobs.
+///
+/// Code isolated to an actor does not come here (its jobs go to the actor); a check using this
+/// executor must allow for that.
+final class InlineTaskExecutor: TaskExecutor, @unchecked Sendable {  // `jobs` is guarded by its lock
+    private let jobs = Locked<[UnownedJob]>([])
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        jobs.withLock { $0.append(job) }
+    }
+
+    /// Takes the job queued `index`-th (0 first), to run later with `run(_:)`.
+    func take(at index: Int) -> UnownedJob? {
+        jobs.withLock { $0.indices.contains(index) ? $0.remove(at: index) : nil }
+    }
+
+    func run(_ job: UnownedJob) {
+        job.runSynchronously(on: asUnownedTaskExecutor())
+    }
+
+    /// Runs queued jobs, oldest first, until none is left.
+    func drain() {
+        while let job = take(at: 0) { run(job) }
+    }
+}
+
+/// Runs `body` in a task and blocks the calling (plain) thread until it has returned.
+func blockingWait<Value: Sendable>(_ body: @escaping @Sendable () async -> Value) -> Value {
+    let result = Locked<Value?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        let value = await body()
+        result.withLock { $0 = value }
+        done.signal()
+    }
+    done.wait()
+    return result.withLock { $0! }
+}
+
+/// Blocks the calling thread until `condition` holds, looking every millisecond, for at most
+/// `seconds`.
+func waitUntil(seconds: Double, _ condition: () -> Bool) {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() && Date() < deadline { usleep(1_000) }
+}
