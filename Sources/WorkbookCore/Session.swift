@@ -193,10 +193,19 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
     func list() {
         write(terminal.paint("\(chapter.executable) — \(t(chapter.title))", .bold))
         for (index, scenario) in chapter.scenarios.enumerated() {
-            var line = padded("\(index + 1).", to: 4) + t(scenario.title)
-            if !scenario.knobs.isEmpty { line += terminal.paint("  [" + scenario.knobs.map(\.name).joined(separator: " ") + "]", .dim) }
-            if scenario.prediction != nil { line += terminal.paint(t(Localized("  (predict)", ja: "  （予想）")), .yellow) }
-            write(line)
+            // The title wrapped under itself; the knobs and the predict mark after it, whole.
+            var lines = wrap(t(scenario.title), prefix: "    ", width: terminal.width)
+            lines[0] = padded("\(index + 1).", to: 4) + lines[0].dropFirst(4)
+            let knobs = scenario.knobs.isEmpty ? "" : "  [" + scenario.knobs.map(\.name).joined(separator: " ") + "]"
+            let predict = scenario.prediction == nil ? "" : t(Localized("  (predict)", ja: "  （予想）"))
+            let marks = (knobs.isEmpty ? "" : terminal.paint(knobs, .dim)) + (predict.isEmpty ? "" : terminal.paint(predict, .yellow))
+            if knobs.isEmpty && predict.isEmpty {
+            } else if displayWidth(lines[lines.count - 1] + knobs + predict) <= terminal.width {
+                lines[lines.count - 1] += marks
+            } else {
+                lines.append("   " + marks)
+            }
+            write(lines.joined(separator: "\n"))
         }
     }
 
