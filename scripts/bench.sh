@@ -6,7 +6,7 @@
 #   3. edit one exercise → its verdict (`swift test --filter ExercisesTests.SafeCounter`),
 #      median of 5 edits, with the stub, with a complete answer and with an answer that races
 #      (the learner's code is compiled with ThreadSanitizer, so every verdict has it on);
-#   4. chapter 04's explored checks: edit → verdict with the reference answer in place, and
+#   4. chapters 04 and 05's explored checks: edit → verdict with the reference answer in place, and
 #      the check alone (`exercise-runner <Id> --reference`), median of 5 each.
 # Exercise files are backed up first and restored on exit, whatever happens.
 set -euo pipefail
@@ -47,10 +47,12 @@ echo "edit one exercise → verdict (data race):           $(measure_edits "$rac
 rm -f "$racy"
 cp "$backup" "$exercise"
 # Chapter 04: checks that run under the explorer.
-for id in CompletionToAsync OrderedThumbnails SequentialPresenter; do
-    file=exercises/Exercises/04-async-await/$id.swift
-    echo "edit → verdict, $id (reference, explored):  $(measure_edits "exercises/Solutions/04-async-await/$id.swift" "$file" "$id")"
-    cp "$backups/Exercises/04-async-await/$id.swift" "$file"
+for path in 04-async-await/CompletionToAsync 04-async-await/OrderedThumbnails 04-async-await/SequentialPresenter \
+            05-continuations/WrapCallbackAPI 05-continuations/DelegateBridge 05-continuations/CancellableRequest; do
+    id=${path#*/}
+    file=exercises/Exercises/$path.swift
+    echo "edit → verdict, $id (reference, explored):  $(measure_edits "exercises/Solutions/$path.swift" "$file" "$id")"
+    cp "$backups/Exercises/$path.swift" "$file"
     alone=()
     for i in 1 2 3 4 5; do alone+=("$(seconds "$scratch/debug/exercise-runner" "$id" --reference)"); done
     echo "  the check alone (exercise-runner $id --reference): ${alone[*]} s, median $(printf '%s\n' "${alone[@]}" | median) s"
