@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "ch03-threads", targets: ["ch03-threads"]),
         .executable(name: "ch04-async-await", targets: ["ch04-async-await"]),
         .executable(name: "ch05-continuations", targets: ["ch05-continuations"]),
+        .executable(name: "workbook", targets: ["workbook"]),
     ],
     targets: [
         // Runs async code one job at a time on one thread and chooses the interleaving.
@@ -61,10 +62,13 @@ let package = Package(
         .executableTarget(name: "ch03-threads", dependencies: ["WorkbookCore"]),
         .executableTarget(name: "ch04-async-await", dependencies: ["WorkbookCore", "WorkbookExplorer", "ExerciseKit"]),
         .executableTarget(name: "ch05-continuations", dependencies: ["WorkbookCore", "WorkbookExplorer"]),
+        // `swift run workbook`: progress, check, hint, reset, solution, progress, session.
+        .executableTarget(name: "workbook", dependencies: ["WorkbookCore", "WorkbookChecks"]),
         // `swift run -c release explorer-benchmark`: schedules per second.
         .executableTarget(name: "explorer-benchmark", dependencies: ["WorkbookExplorer"]),
 
         .testTarget(name: "WorkbookCoreTests", dependencies: ["WorkbookCore"]),
+        .testTarget(name: "WorkbookTests", dependencies: ["workbook"]),
         .testTarget(name: "WorkbookExplorerTests", dependencies: ["WorkbookExplorer", "WorkbookCore", "explorer-benchmark"],
                     exclude: ["Corpus/README.md"]),
         .testTarget(name: "ExercisesTests", dependencies: ["WorkbookChecks"]),

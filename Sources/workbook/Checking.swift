@@ -1,0 +1,82 @@
+import Foundation
+import WorkbookChecks
+import WorkbookCore
+
+/// Builds the learner's code into the runners and checks exercises with the verdict library —
+/// the same `ExerciseChecker` that `swift test` uses — keeping each verdict in the state file.
+struct Checking {
+    let workspace: Workspace
+    let terminal: Terminal
+    let language: Language
+
+    struct BuildFailed: Error {
+        /// The compiler's messages, as it printed them.
+        let diagnostics: String
+    }
+
+    /// `swift build`: the runners are rebuilt with the learner's files (only what changed).
+    func build() throws(BuildFailed) {
+        let outcome: ChildProcess.Outcome
+        do {
+            outcome = try ChildProcess(executable: URL(fileURLWithPath: "/usr/bin/env"),
+                                       arguments: ["swift", "build", "--package-path", workspace.root.path])
+                .run(timeoutSeconds: 1_800)
+        } catch {
+            throw BuildFailed(diagnostics: "swift build: \(error)")
+        }
+        guard outcome.termination != .exited(0) else { return }
+        let log = (outcome.standardOutput + "\n" + outcome.standardError).replacingOccurrences(of: workspace.root.path + "/", with: "")
+        throw BuildFailed(diagnostics: Self.diagnostics(in: log))
+    }
+
+    /// The compiler's messages in a build log, each once (the driver reports an error both when
+    /// it emits the module and when it compiles), at most ten, without SwiftPM's progress lines.
+    static func diagnostics(in log: String) -> String {
+        var blocks: [[String]] = [], seen = Set<String>()
+        for line in log.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            let startsDiagnostic = !line.hasPrefix(" ") && (line.contains(": error:") || line.contains(": warning:"))
+            if startsDiagnostic || line.hasPrefix("error:") {
+                blocks.append([line])
+            } else if !blocks.isEmpty && !line.hasPrefix("[") && !line.hasPrefix("Building for") && !line.hasPrefix("Build complete") {
+                blocks[blocks.count - 1].append(line)
+            }
+        }
+        let unique = blocks.filter { block in
+            guard !block[0].hasPrefix("error: emit-module command failed") else { return false }
+            return seen.insert(block.joined(separator: "\n")).inserted
+        }
+        guard !unique.isEmpty else { return log.split(separator: "\n").suffix(30).joined(separator: "\n") }
+        var text = unique.prefix(10).map { $0.joined(separator: "\n").trimmingCharacters(in: .newlines) }.joined(separator: "\n")
+        if unique.count > 10 { text += "\n… \(unique.count - 10) more" }
+        return text
+    }
+
+    func checker() throws(UsageError) -> ExerciseChecker {
+        guard let runner = ChildProcess.sibling(named: RunnerProtocol.executableName),
+              FileManager.default.isExecutableFile(atPath: runner.path) else {
+            throw UsageError(message: Localized("cannot find \(RunnerProtocol.executableName) next to this program: run `swift build` first",
+                                                ja: "このプログラムの隣に \(RunnerProtocol.executableName) がありません。先に `swift build` を実行してください"))
+        }
+        return ExerciseChecker(packageRoot: workspace.root, catalog: workspace.catalog, runner: runner, terminal: terminal, language: language)
+    }
+
+    /// Checks `entries` (two at a time on two cores, as `swift test` does), records each verdict
+    /// in `state`, and returns them in the order given.
+    func check(_ entries: [ExerciseCatalog.Entry], state: inout WorkbookState, checks: String) throws(UsageError) -> [Verdict] {
+        let checker = try checker()
+        let verdicts = Locked<[String: Verdict]>([:])
+        DispatchQueue.concurrentPerform(iterations: entries.count) { index in
+            let verdict = withCheckSlot { checker.check(entries[index].id) }
+            verdicts.withLock { $0[entries[index].id] = verdict }
+        }
+        let found = verdicts.current
+        state.checks = checks
+        return entries.compactMap { entry in
+            guard let verdict = found[entry.id] else { return nil }
+            if let file = workspace.fingerprint(of: entry.file) {
+                state.verdicts[entry.id] = .init(file: file, status: verdict.status, property: verdict.failedProperty, checkedAt: Date())
+            }
+            return verdict
+        }
+    }
+}

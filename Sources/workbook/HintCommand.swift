@@ -1,0 +1,34 @@
+import WorkbookChecks
+import WorkbookCore
+
+/// `workbook hint ID`: the next layer of hints each time it is asked. After a failing check,
+/// the layers start with the ones for the property that failed first.
+enum HintCommand {
+    static func run(_ context: CommandContext) throws(UsageError) -> Int32 {
+        let entry = try context.entry()
+        var state = WorkbookState.load(context.workspace)
+        let failed = state.verdict(for: entry, in: context.workspace, checks: context.workspace.checksFingerprint())
+            .flatMap { $0.status == .failing ? $0.property : nil }
+        let ordered = entry.hints(after: failed)
+        var shown = state.hints[entry.id] ?? .init(count: 0, property: failed)
+        if shown.property != failed { shown = .init(count: 0, property: failed) }  // a new failure: its hints first
+        guard !ordered.isEmpty else {
+            Console.line(context.t(Localized("\(entry.id) has no hints.", ja: "\(entry.id) にはヒントがありません。")))
+            return 0
+        }
+        let index = min(shown.count, ordered.count - 1)
+        let header = failed.map { Localized("Hint \(index + 1) of \(ordered.count) for \(entry.id) (it failed: \($0)):", ja: "\(entry.id) のヒント \(index + 1)/\(ordered.count)（失敗した性質: \($0)）:") }
+            ?? Localized("Hint \(index + 1) of \(ordered.count) for \(entry.id):", ja: "\(entry.id) のヒント \(index + 1)/\(ordered.count):")
+        Console.line(context.terminal.paint(context.t(header), .bold))
+        Console.line(wrap(context.t(ordered[index].localized), prefix: "  ", width: context.terminal.width).joined(separator: "\n"))
+        if index == ordered.count - 1 {
+            Console.line(context.t(Localized("That was the last one; all of them are in exercises/exercises.json.", ja: "これが最後のヒントです。すべてのヒントは exercises/exercises.json にあります。")))
+        } else {
+            Console.line(context.terminal.paint(context.t(Localized("Again for the next: swift run workbook hint \(entry.id)", ja: "次のヒント: swift run workbook hint \(entry.id)")), .dim))
+        }
+        shown.count = index + 1
+        state.hints[entry.id] = shown
+        state.save(context.workspace)
+        return 0
+    }
+}
