@@ -86,6 +86,43 @@ struct VerdictTests {
         #expect(!reason.ja.isEmpty)
     }
 
+    @Test("one statement raced by two threads: the access TSan gives no line is placed at the other's line, not at a later use")
+    func sameStatementTwice() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("verdict-\(UUID())")
+        let path = "exercises/Exercises/05-continuations/WrapCallbackAPI.swift"
+        let file = folder.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try """
+        public struct WeatherService {
+            public func forecast(for city: String) async throws -> Forecast {
+                let forecast: Forecast = try await withCheckedThrowingContinuation { continuation in
+                    client.fetchForecast(for: city) { data, error in
+                        counter.answers += 1
+                        continuation.resume(returning: Forecast())
+                    }
+                }
+                _ = counter.answers
+                return forecast
+            }
+        }
+        """.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let closure = "$s9Exercises14WeatherServiceV8forecast3for11ExerciseKit8ForecastVSS_tYaKFyScCyAHs5Error_pGXEfU_yAF0H4DataVSg_sAI_pSgtYbcfU_"
+        let report = """
+        WARNING: ThreadSanitizer: data race (pid=1)
+          Write of size 1 at 0x7208000024d0 by thread T24:
+            #0 \(closure) /w/\(path) (exercise-runner+0x17aa9b)
+          Previous write of size 1 at 0x7208000024d0 by thread T23:
+            #0 \(closure) /w/\(path):5:33 (exercise-runner+0x17aae8)
+        SUMMARY: ThreadSanitizer: data race
+        """
+        let checker = ExerciseChecker(packageRoot: folder, catalog: ReferenceCatalog.catalog, runner: folder, terminal: .plain, language: .en)
+        let (_, _, details) = checker.describe(try #require(SanitizerReport.first(in: report)))
+        #expect(details.contains { $0.hasPrefix("written at \(path) near line 5 in closure in WeatherService.forecast") }, "\(details)")
+        #expect(details.contains { $0.hasPrefix("written at \(path):5 in closure in WeatherService.forecast") })
+        #expect(!details.contains { $0.contains("line 9") }, "\(details)")
+    }
+
     @Test("a crash keeps the runtime's message whole, Precondition failed included")
     func keepsPreconditionMessages() {
         let messages = runtimeMessages("""

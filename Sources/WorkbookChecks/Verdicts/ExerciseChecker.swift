@@ -261,26 +261,33 @@ public struct ExerciseChecker: Sendable {
         // The variable both lines name, else the one the raced-on object was made for.
         let made = report.allocation.flatMap { place in place.line.flatMap { assignedVariable(place.file, line: $0) }.map { (place, $0) } }
         let variable = sharedVariable(report.accesses.compactMap(\.place)) ?? made?.1
-        // Lines first — an access with its own line, then a closure's — shown in TSan's order.
+        // Lines first — the accesses TSan gave a line, then the others, a function's before a
+        // closure's — shown in TSan's order.
         var lines: [Int: (line: Int, exact: Bool)] = [:]
         var placed: [(function: String, line: Int)] = []
-        for (index, access) in report.accesses.enumerated().sorted(by: { !$0.1.isClosure && $1.1.isClosure }) {
+        for (index, access) in report.accesses.enumerated() {
+            guard let place = access.place, let line = place.line else { continue }
+            lines[index] = (line, true)
+            placed.append((place.function, line))
+        }
+        for (index, access) in report.accesses.enumerated().sorted(by: { !$0.1.isClosure && $1.1.isClosure }) where lines[index] == nil {
             guard let place = access.place else { continue }
-            // TSan may give no line for a closure's frame; the function's body line that names
-            // the shared variable is the best stand-in, marked "near".
-            var after = made.flatMap { $0.0.file == place.file ? $0.0.line : nil }
-            // A closure's access is not its enclosing function's own: past the line an access of
-            // that function already stands at, look for the next use.
-            if access.isClosure {
-                let enclosing = String(place.function.dropFirst("closure in ".count))
-                if let taken = placed.filter({ $0.function == enclosing || $0.function == place.function }).map(\.line).max() {
-                    after = max(after ?? 0, taken + 1)
+            if let same = placed.first(where: { $0.function == place.function }) {
+                // The function another access stands at: likeliest that same statement, run by
+                // two threads.
+                lines[index] = (same.line, false)
+            } else {
+                // TSan may give no line for a closure's frame; the function's body line that names
+                // the shared variable is the best stand-in, marked "near". A closure's access is
+                // not its enclosing function's own: look past the line that one stands at.
+                var after = made.flatMap { $0.0.file == place.file ? $0.0.line : nil }
+                if access.isClosure {
+                    let enclosing = String(place.function.dropFirst("closure in ".count))
+                    if let taken = placed.filter({ $0.function == enclosing }).map(\.line).max() {
+                        after = max(after ?? 0, taken + 1)
+                    }
                 }
-            }
-            if let line = place.line {
-                lines[index] = (line, true)
-            } else if let near = nearestLine(in: place, mentioning: variable, after: after) {
-                lines[index] = (near, false)
+                if let near = nearestLine(in: place, mentioning: variable, after: after) { lines[index] = (near, false) }
             }
             if let found = lines[index] { placed.append((place.function, found.line)) }
         }
