@@ -289,7 +289,7 @@ public struct Timeline: Sendable {
     private func listLines(_ events: [Trace.Event], laneWidth: Int, first: UInt64, language: Language) -> [String] {
         var lines: [String] = []
         let listed = events.prefix(maxListedEvents)
-        let timeWidth = max(9, (listed.map { displayWidth(axis == .time ? "" : axisLabel($0.time, language)) }.max() ?? 0) + 1)
+        let timeWidth = max(9, (listed.map { displayWidth(axis == .time ? "" : axisLabel($0.time, language)) }.max() ?? 0) + 2)
         for event in listed {
             let marker: String
             switch event.kind {

@@ -124,7 +124,7 @@ public struct ExerciseChecker: Sendable {
             ? Localized("  It crashed while the explorer ran \(ran.en): in step \(steps) of the schedule with replay token \(token).",
                         ja: "  リプレイトークン \(token) のスケジュールのステップ \(steps) でクラッシュしました。エクスプローラが実行していたのは \(ran.ja)。")
             : Localized("  It happened while the explorer ran \(ran.en) with each task on a thread of its own, so that ThreadSanitizer could see which of them touched what: in step \(steps) of the schedule with replay token \(token).",
-                        ja: "  リプレイトークン \(token) のスケジュールのステップ \(steps) で起きました。エクスプローラが実行していたのは \(ran.ja) で、どのタスクが何に触れたかを ThreadSanitizer が見られるよう、各タスクをそれぞれ専用のスレッドで動かしていました。")
+                        ja: "  リプレイトークン \(token) のスケジュールのステップ \(steps) で起きました。エクスプローラが実行していたのは \(ran.ja)。どのタスクが何に触れたかを ThreadSanitizer が見られるよう、各タスクをそれぞれ専用のスレッドで動かしていました。")
         // A crash replays (and crashes again, with the runtime's message); a race needs the
         // threads of the race lane, which a replay does not use.
         if crashed, let number {
