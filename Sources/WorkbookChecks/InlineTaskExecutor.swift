@@ -1,4 +1,3 @@
-import Foundation
 import WorkbookCore
 
 /// A task executor that runs nothing by itself: tasks created with it as their preference queue
@@ -31,22 +30,3 @@ final class InlineTaskExecutor: TaskExecutor, @unchecked Sendable {  // `jobs` i
     }
 }
 
-/// Runs `body` in a task and blocks the calling (plain) thread until it has returned.
-func blockingWait<Value: Sendable>(_ body: @escaping @Sendable () async -> Value) -> Value {
-    let result = Locked<Value?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        let value = await body()
-        result.withLock { $0 = value }
-        done.signal()
-    }
-    done.wait()
-    return result.withLock { $0! }
-}
-
-/// Blocks the calling thread until `condition` holds, looking every millisecond, for at most
-/// `seconds`.
-func waitUntil(seconds: Double, _ condition: () -> Bool) {
-    let deadline = Date().addingTimeInterval(seconds)
-    while !condition() && Date() < deadline { usleep(1_000) }
-}

@@ -58,9 +58,19 @@ private func threadEnded(_ raw: UnsafeMutableRawPointer?) {
 func waitUntilBlocked(_ thread: KernelThread?, maxSeconds: Double = 2) {
     observationWindow()
     guard let thread else { return }
-    let deadline = MonotonicClock.now() + UInt64(maxSeconds * 1e9)
     var watch = KernelThread.BlockedWatch(thread)
-    while !watch.look() && MonotonicClock.now() < deadline { usleep(1_000) }
+    pollUntil(seconds: maxSeconds) { watch.look() }
+}
+
+/// Looks every millisecond until `condition` holds, for at most `seconds`; true if it held.
+@discardableResult
+func pollUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
+    let deadline = MonotonicClock.now() + UInt64(seconds * 1e9)
+    while !condition() {
+        guard MonotonicClock.now() < deadline else { return false }
+        usleep(1_000)
+    }
+    return true
 }
 
 /// A sentence about a thread that polled instead of waiting — it went to sleep and woke up

@@ -205,6 +205,19 @@ private func readToEnd(_ descriptor: Int32) -> Data {
     }
 }
 
+/// A signal's name alone: `SIGILL`, or `signal 40`.
+public func signalName(_ signal: Int32) -> String {
+    switch signal {
+    case SIGILL: "SIGILL"
+    case SIGTRAP: "SIGTRAP"
+    case SIGABRT: "SIGABRT"
+    case SIGSEGV: "SIGSEGV"
+    case SIGBUS: "SIGBUS"
+    case SIGKILL: "SIGKILL"
+    default: "signal \(signal)"
+    }
+}
+
 /// A signal's conventional name, e.g. `SIGILL (illegal instruction: a Swift runtime trap)`.
 public func describeSignal(_ signal: Int32) -> Localized {
     switch signal {

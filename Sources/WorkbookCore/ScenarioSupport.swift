@@ -56,13 +56,13 @@ extension ScenarioContext {
     /// own, so that a trap or a hang in it becomes a report instead of the end of the REPL.
     /// Says why and returns nil when the program is not found or cannot start.
     public func runChild(_ name: String, of executable: String, backtrace: String = "enable=no",
-                         timeoutSeconds: Double = 10) -> ChildProcess.Outcome? {
+                         environment extra: [String: String] = [:], timeoutSeconds: Double = 10) -> ChildProcess.Outcome? {
         guard let program = ChildProcess.sibling(named: executable) else {
             say(Localized("  The \(executable) executable was not found, so this part is skipped.",
                           ja: "  \(executable) の実行ファイルが見つからないため、この部分は省略します。"))
             return nil
         }
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
         environment["SWIFT_BACKTRACE"] = backtrace
         do {
             return try ChildProcess(executable: program, arguments: ["--child", name], environment: environment)

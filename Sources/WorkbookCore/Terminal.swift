@@ -73,6 +73,12 @@ public func padded(_ s: String, to width: Int) -> String {
     s + String(repeating: " ", count: max(0, width - displayWidth(s)))
 }
 
+/// A row of a table, indented two spaces: each cell padded to its column's width (display cells,
+/// so Japanese lines up); the last cell as it is.
+public func tableRow(_ cells: [String], widths: [Int]) -> String {
+    "  " + zip(cells, widths + [0]).map { padded($0, to: $1) }.joined()
+}
+
 /// `text` after `prefix`, broken so no line is wider than `width`; the lines after the first are
 /// indented as far as the prefix.
 ///

@@ -54,11 +54,6 @@ func errorName(_ error: any Error) -> String {
     }
 }
 
-/// A row of a table: each cell padded to its column's width (display cells, so Japanese lines up).
-func tableRow(_ cells: [String], widths: [Int]) -> String {
-    "  " + zip(cells, widths + [0]).map { padded($0, to: $1) }.joined()
-}
-
 /// A mark to draw once a run is over, when every bar's label (how it ended) is known.
 struct DrawnEvent: Sendable {
     /// A `MonotonicClock` reading.

@@ -16,12 +16,12 @@ struct ChildEnding: Sendable, Equatable {
 
     init(_ outcome: ChildProcess.Outcome) {
         switch outcome.termination {
-        case let .signalled(signal): how = ChildEnding.signalName(signal)
+        case let .signalled(signal): how = signalName(signal)
         case let .exited(status): how = "exit \(status)"
         case .timedOut: how = "timed out"
         }
         let lines = outcome.standardError.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        let runtime = lines.filter { $0.contains("CONTINUATION MISUSE") || $0.contains("Fatal error") }
+        let runtime = lines.filter { line in swiftRuntimeMessageMarkers.contains { line.contains($0) } }
         let other = lines.filter { line in
             !line.isEmpty && !runtime.contains(line) && !line.hasPrefix("Current stack trace") && !line.hasPrefix("***")
                 && line.range(of: "^[0-9]+ ", options: .regularExpression) == nil && !line.contains("Illegal instruction")
@@ -37,37 +37,13 @@ struct ChildEnding: Sendable, Equatable {
         if how == "timed out" { return Localized("timed out", ja: "時間切れ") }
         return .verbatim(how)
     }
-
-    static func signalName(_ signal: Int32) -> String {
-        switch signal {
-        case SIGILL: "SIGILL"
-        case SIGTRAP: "SIGTRAP"
-        case SIGABRT: "SIGABRT"
-        case SIGSEGV: "SIGSEGV"
-        case SIGBUS: "SIGBUS"
-        default: "signal \(signal)"
-        }
-    }
 }
 
 extension ScenarioContext {
     /// Runs a child of chapter 5 and returns how it ended; nil (and says why) if it cannot start.
     /// `environment` is added to this process's (e.g. a runtime debug switch).
-    func runContinuationChild(_ name: String, environment extra: [String: String] = [:]) -> ChildEnding? {
-        guard !extra.isEmpty else { return runChild(name, of: "ch05-continuations", timeoutSeconds: 20).map(ChildEnding.init) }
-        guard let program = ChildProcess.sibling(named: "ch05-continuations") else {
-            say(Localized("  The ch05-continuations executable was not found, so this part is skipped.",
-                          ja: "  ch05-continuations の実行ファイルが見つからないため、この部分は省略します。"))
-            return nil
-        }
-        var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        do {
-            return ChildEnding(try ChildProcess(executable: program, arguments: ["--child", name], environment: environment).run(timeoutSeconds: 20))
-        } catch {
-            say(Localized("  The child could not start: \(error)", ja: "  子プロセスを起動できませんでした: \(error)"))
-            return nil
-        }
+    func runContinuationChild(_ name: String, environment: [String: String] = [:]) -> ChildEnding? {
+        runChapterChild(name, environment: environment).map(ChildEnding.init)
     }
 
     /// Says how a child ended, in words, and quotes the runtime's lines word for word.
@@ -117,11 +93,6 @@ func runInChild(_ body: @escaping @Sendable () async -> Void) {
         done.signal()
     }
     if done.wait(timeout: .now() + 10) == .timedOut { Console.line("timed out") }
-}
-
-/// A row of a table: each cell padded to its column's width (display cells, so Japanese lines up).
-func bridgeTableRow(_ cells: [String], widths: [Int]) -> String {
-    "  " + zip(cells, widths + [0]).map { padded($0, to: $1) }.joined()
 }
 
 /// A task executor that runs each job on a queue of its own and signals when the job has run to

@@ -120,10 +120,10 @@ extension Chapter05 {
             context.note(key, String(format: "%.1f", value))
         }
         let widths = [24, 22, 22, 14]
-        context.show(bridgeTableRow(["", "CheckedContinuation", "UnsafeContinuation", context.text(Localized("difference", ja: "差"))], widths: widths))
+        context.show(tableRow(["", "CheckedContinuation", "UnsafeContinuation", context.text(Localized("difference", ja: "差"))], widths: widths))
         for (name, checked, unsafe) in [(Localized("resumed at once", ja: "すぐに再開"), checkedNow, unsafeNow),
                                         (Localized("resumed from a queue", ja: "キューから再開"), checkedQueued, unsafeQueued)] {
-            context.show(bridgeTableRow([context.text(name), formatNanoseconds(checked), formatNanoseconds(unsafe),
+            context.show(tableRow([context.text(name), formatNanoseconds(checked), formatNanoseconds(unsafe),
                                    (checked >= unsafe ? "+" : "−") + formatNanoseconds(abs(checked - unsafe))], widths: widths))
         }
         let share = checkedQueued > 0 ? (checkedNow - unsafeNow) / checkedQueued * 100 : 0
@@ -138,7 +138,6 @@ extension Chapter05 {
     static let checkedLeakChildName = "checked-leak"
     static let unsafeLeakChildName = "unsafe-leak"
     /// Printed by a leak child once it has cleared the variable that held the continuation.
-    static let leakChildDropped = "dropped the continuation"
 
     /// A task awaits a continuation kept in `kept`; once the task has suspended, the child's
     /// main thread clears `kept`. The checked one reports the leak right then, on the main thread
@@ -162,7 +161,6 @@ extension Chapter05 {
             guard stored.waitBlocking(), executor.waitForJobEnd() else { exit(4) }
             kept.withLock { $0 = nil }
         }
-        Console.line(leakChildDropped)
         exit(0)
     }
 

@@ -159,12 +159,8 @@ enum CallingThread {
 
 // MARK: Child processes
 
-/// The runtime's own lines about a misused continuation, as it wrote them on standard error:
-/// `SWIFT TASK CONTINUATION MISUSE: …` (a leak) or `…: Fatal error: SWIFT TASK CONTINUATION
-/// MISUSE: …` (a second resume).
-func continuationMisuseLines(_ standardError: String) -> [String] {
-    standardError.split(separator: "\n").map(String.init).filter { $0.contains("SWIFT TASK CONTINUATION MISUSE") }
-}
+/// The timeline lane of the chapter's child processes.
+let childProcessLane = Localized("child process", ja: "子プロセス")
 
 /// One step of a schedule, in both languages: from this process's explorer, or read back from
 /// a child's standard output.
@@ -247,29 +243,19 @@ func runDefaultSchedule(_ body: @escaping Explorer.Body) -> ScheduleReport {
 }
 
 extension ScenarioContext {
-    /// Runs `ch05-continuations --child NAME` and draws it as a span on the calling lane. With
-    /// `journal`, the child keeps the schedule it is exploring in that file (`ScheduleJournal`),
-    /// so a trap in it still tells which schedule trapped.
+    /// Runs `ch05-continuations --child NAME` and draws it as a span on the child-process lane.
+    /// With `journal`, the child keeps the schedule it is exploring in that file
+    /// (`ScheduleJournal`), so a trap in it still tells which schedule trapped.
     func runBridgeChild(_ name: String, journal: String? = nil) -> ChildProcess.Outcome? {
-        let executable = Chapter05.chapter.executable
-        guard let program = ChildProcess.sibling(named: executable) else {
-            say(Localized("  The \(executable) executable was not found, so this part is skipped.",
-                          ja: "  \(executable) の実行ファイルが見つからないため、この部分は省略します。"))
-            return nil
-        }
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        if let journal { environment[ScheduleJournal.environmentKey] = journal }
-        let lane = Localized("child process", ja: "子プロセス")
         let label = Localized.verbatim("--child \(name)")
-        trace.begin(label, lane: lane)
-        defer { trace.end(label, lane: lane) }
-        do {
-            return try ChildProcess(executable: program, arguments: ["--child", name], environment: environment).run(timeoutSeconds: 20)
-        } catch {
-            say(Localized("  The child could not start: \(error)", ja: "  子プロセスを起動できませんでした: \(error)"))
-            return nil
-        }
+        trace.begin(label, lane: childProcessLane)
+        defer { trace.end(label, lane: childProcessLane) }
+        return runChapterChild(name, environment: journal.map { [ScheduleJournal.environmentKey: $0] } ?? [:])
+    }
+
+    /// Runs `ch05-continuations --child NAME` (20 s at most); nil, said why, if it cannot start.
+    func runChapterChild(_ name: String, environment: [String: String] = [:]) -> ChildProcess.Outcome? {
+        runChild(name, of: Chapter05.chapter.executable, environment: environment, timeoutSeconds: 20)
     }
 
     /// Says how a child ended, to follow "The child": `exited with status 0`, `was killed by
@@ -299,33 +285,5 @@ extension ScenarioContext {
             say(Localized("  (The runtime printed nothing about the continuation.)", ja: "  （ランタイムは継続について何も出力しませんでした。）"))
         }
         for line in lines { quote(line) }
-    }
-}
-
-/// A scenario's one-time signal between tasks of the main actor: `fire()` it once, and `wait`
-/// returns. Built from a continuation stored on the main actor, the pattern of scenario 4; the
-/// wait gives up after `seconds` so a scenario cannot hang.
-@MainActor
-final class MainActorSignal {
-    private var fired = false
-    private var waiter: CheckedContinuation<Bool, Never>?
-
-    func fire() {
-        fired = true
-        waiter?.resume(returning: true)
-        waiter = nil
-    }
-
-    func wait(seconds: Double = 30, _ what: Localized) async throws {
-        guard !fired else { return }
-        let firedInTime = await withCheckedContinuation { continuation in
-            waiter = continuation
-            Task { [weak self] in
-                try? await Task.sleep(for: .seconds(seconds))
-                self?.waiter?.resume(returning: false)
-                self?.waiter = nil
-            }
-        }
-        if !firedInTime { throw ScenarioStuck(what: what) }
     }
 }

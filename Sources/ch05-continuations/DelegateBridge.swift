@@ -44,8 +44,6 @@ final class FakeLocationSensor {
 
     /// The sensor has a fix: it tells the delegate. A real sensor may do so more than once.
     func deliver(_ fix: LocationFix) { delegate?.sensor(self, didUpdate: fix) }
-
-    func fail(_ error: any Error) { delegate?.sensor(self, didFailWith: error) }
 }
 
 /// The bridge: `currentLocation()` stores the continuation, the delegate methods take it out
@@ -247,7 +245,7 @@ extension Chapter05 {
         let sensor = FakeLocationSensor(), bridge = LocationBridge(sensor: sensor)
         let caller = context.text(Localized("caller", ja: "呼び出し側"))
         let sensorLane = context.text(Localized("sensor (main)", ja: "センサー（main）"))
-        let requested = MainActorSignal()
+        let requested = OneShotSignal()
         sensor.onRequest = {
             context.emit(.verbatim("requestLocation()"), lane: sensorLane)
             requested.fire()
@@ -284,7 +282,7 @@ extension Chapter05 {
         let first = context.text(Localized("first caller", ja: "1 番目の呼び出し側"))
         let second = context.text(Localized("second caller", ja: "2 番目の呼び出し側"))
         let sensorLane = context.text(Localized("sensor (main)", ja: "センサー（main）"))
-        let requested = MainActorSignal()
+        let requested = OneShotSignal()
         sensor.onRequest = {
             context.emit(.verbatim("requestLocation()"), lane: sensorLane)
             requested.fire()
@@ -335,7 +333,7 @@ extension Chapter05 {
         let secondGotIt = outcome.standardOutput.contains("the second caller got")
         context.note("overwrite: who got it", deadlocked && secondGotIt ? "S" : "?")
         context.note("overwrite misuse", continuationMisuseLines(outcome.standardError).joined(separator: "\n"))
-        let lane = Localized("child process", ja: "子プロセス")
+        let lane = childProcessLane
         if deadlocked { context.trace.record(Localized("first caller waits for ever", ja: "1 番目の呼び出し側は永遠に待つ"), lane: lane) }
     }
 
@@ -351,8 +349,8 @@ extension Chapter05 {
         var trapped = false
         if case let .signalled(signal) = outcome.termination {
             trapped = true
-            context.trace.record(Localized("trapped (\(describeSignal(signal).en.prefix { $0 != " " }))", ja: "トラップ（\(describeSignal(signal).en.prefix { $0 != " " })）"),
-                                 lane: Localized("child process", ja: "子プロセス"))
+            context.trace.record(Localized("trapped (\(signalName(signal)))", ja: "トラップ（\(signalName(signal))）"),
+                                 lane: childProcessLane)
         }
         context.note("uncleared", trapped ? "trapped" : context.describeEnd(of: outcome).en)
         context.note("uncleared misuse", continuationMisuseLines(outcome.standardError).joined(separator: "\n"))

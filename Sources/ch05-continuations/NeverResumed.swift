@@ -113,7 +113,7 @@ extension Chapter05 {
         context.say(Localized("1) await thumbnailData(for: \"p1\"), then \"p3\" — in a child process, under the explorer:",
                               ja: "1) await thumbnailData(for: \"p1\")、続けて \"p3\" — 子プロセスで、エクスプローラの下で:"))
         guard let outcome = context.runBridgeChild(leakedContinuationChildName) else { return }
-        let lane = Localized("child process", ja: "子プロセス")
+        let lane = childProcessLane
         let steps = BridgeStep.decode(outcome.standardOutput)
         context.say(Localized("  The explorer's steps:", ja: "  エクスプローラのステップ:"))
         context.showSteps(steps)

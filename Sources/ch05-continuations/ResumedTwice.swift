@@ -108,7 +108,7 @@ extension Chapter05 {
             "1) await latestPhoto(for: \"p1\") over a handler called twice — in a child process (ch05-continuations --child \(doubleCallbackChildName)):",
             ja: "1) 2 回呼ばれるハンドラの上の await latestPhoto(for: \"p1\") — 子プロセスで（ch05-continuations --child \(doubleCallbackChildName)）:"))
         guard let outcome = context.runBridgeChild(doubleCallbackChildName) else { return }
-        let lane = Localized("child process", ja: "子プロセス")
+        let lane = childProcessLane
         let caller = outcome.standardOutput.split(separator: "\n").first { $0.hasPrefix("WORKBOOK-CALLER\t") }
             .map { String($0.dropFirst("WORKBOOK-CALLER\t".count)) }
         if let caller {
@@ -120,7 +120,7 @@ extension Chapter05 {
         var trapped = false
         if case let .signalled(signal) = outcome.termination {
             trapped = true
-            context.trace.record(Localized("trapped (\(describeSignal(signal).en.prefix { $0 != " " }))", ja: "トラップ（\(describeSignal(signal).en.prefix { $0 != " " })）"), lane: lane)
+            context.trace.record(Localized("trapped (\(signalName(signal)))", ja: "トラップ（\(signalName(signal))）"), lane: lane)
         }
         context.note("second call", trapped ? "C" : "?")
         context.note("caller got", caller ?? "nothing")
@@ -134,14 +134,14 @@ extension Chapter05 {
         let journal = FileManager.default.temporaryDirectory.appendingPathComponent("ch05-timeout-race-\(UUID().uuidString).journal").path
         defer { try? FileManager.default.removeItem(atPath: journal) }
         guard let outcome = context.runBridgeChild(timeoutRaceChildName, journal: journal) else { return }
-        let lane = Localized("child process", ja: "子プロセス")
+        let lane = childProcessLane
         let end = context.describeEnd(of: outcome)
         guard case let .signalled(signal) = outcome.termination, let token = ScheduleJournal.read(path: journal) else {
             context.say(Localized("  The child \(end.en) without trapping.", ja: "  子プロセスはトラップせずに\(end.ja)しました。"))
             context.note("race child", "no trap")
             return
         }
-        context.trace.record(Localized("trapped (\(describeSignal(signal).en.prefix { $0 != " " }))", ja: "トラップ（\(describeSignal(signal).en.prefix { $0 != " " })）"), lane: lane)
+        context.trace.record(Localized("trapped (\(signalName(signal)))", ja: "トラップ（\(signalName(signal))）"), lane: lane)
         context.note("race child", "trapped")
         context.note("race token", token.description)
         context.say(Localized("  The child \(end.en) in step \(token.choices.count) of this schedule:",

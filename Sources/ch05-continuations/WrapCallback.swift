@@ -78,7 +78,7 @@ extension Chapter05 {
                 C が B より先になることはありません。
                 """),
             observe: { $0.noted("order") ?? "" },
-            isPossible: { $0 == "ADBC" })  // the fake answers only after D: no cache hit here
+            isPossible: { $0 == wrapCallbackOrder })  // the fake answers only after D: no cache hit here
     ) { context in
         try await wrapWithCheckedContinuation(context)
         await wrapWithCheckedThrowingContinuation(context)

@@ -15,27 +15,16 @@ enum CheckCommand {
             Console.line(error.diagnostics)
             return 1
         }
-        let checks = context.workspace.checksFingerprint()
-        guard let verdict = try context.checking.check([entry], state: &state, checks: checks).first else { return 1 }
+        guard let verdict = try context.checking.check([entry], state: &state, checks: context.checks).first else { return 1 }
         state.save(context.workspace)
         Console.line(verdict.report)
-        var verdicts: [String: Verdict] = [:]
-        for other in context.workspace.catalog.exercises {
-            if let cached = state.verdict(for: other, in: context.workspace, checks: checks) {
-                verdicts[other.id] = Verdict(exercise: other.id, status: cached.status, failedProperty: cached.property, report: "")
-            }
-        }
-        Console.line(StatusCommand.block(context, verdicts: verdicts))
+        Console.line(StatusCommand.block(context, verdicts: context.cachedVerdicts(state)))
         return verdict.status == .failing ? 1 : 0
     }
 
     /// The first exercise not known to be done: failing ones first, then in the catalogue's order.
     static func nextUnfinished(_ context: CommandContext, state: WorkbookState) throws(UsageError) -> ExerciseCatalog.Entry {
-        let checks = context.workspace.checksFingerprint()
-        let exercises = context.workspace.catalog.exercises
-        let status = { (entry: ExerciseCatalog.Entry) in state.verdict(for: entry, in: context.workspace, checks: checks)?.status }
-        if let failing = exercises.first(where: { status($0) == .failing }) { return failing }
-        if let next = exercises.first(where: { status($0) != .done }) { return next }
+        if let next = context.summary(context.cachedVerdicts(state)).next(in: context.workspace.catalog, includingUnchecked: true) { return next }
         throw UsageError(message: Localized("every exercise is done — name one to check it again", ja: "すべての演習が完了しています。もう一度チェックするなら演習を指定してください"))
     }
 }

@@ -7,7 +7,7 @@ enum HintCommand {
     static func run(_ context: CommandContext) throws(UsageError) -> Int32 {
         let entry = try context.entry()
         var state = WorkbookState.load(context.workspace)
-        let failed = state.verdict(for: entry, in: context.workspace, checks: context.workspace.checksFingerprint())
+        let failed = state.verdict(for: entry, in: context.workspace, checks: context.checks)
             .flatMap { $0.status == .failing ? $0.property : nil }
         let ordered = entry.hints(after: failed)
         var shown = state.hints[entry.id] ?? .init(count: 0, property: failed)

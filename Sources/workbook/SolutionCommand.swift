@@ -7,7 +7,7 @@ enum SolutionCommand {
     static func run(_ context: CommandContext) throws(UsageError) -> Int32 {
         let entry = try context.entry()
         let state = WorkbookState.load(context.workspace)
-        let done = state.verdict(for: entry, in: context.workspace, checks: context.workspace.checksFingerprint())?.status == .done
+        let done = state.verdict(for: entry, in: context.workspace, checks: context.checks)?.status == .done
         if !done && !context.options.force {
             Console.line(context.t(Localized(
                 "\(entry.id) is not done yet (as of its last check). Solve it first — swift run workbook check \(entry.id) — or ask for the answer anyway with --force.",

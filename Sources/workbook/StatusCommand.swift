@@ -17,14 +17,9 @@ enum StatusCommand {
 
     /// The catalogue in order with statuses, then the next exercise and the commands for it.
     static func block(_ context: CommandContext, verdicts: [String: Verdict]) -> String {
-        var summary = VerdictSummary()
-        for entry in context.workspace.catalog.exercises {
-            if let verdict = verdicts[entry.id] { summary.record(verdict) }
-        }
+        let summary = context.summary(verdicts)
         var text = summary.render(catalog: context.workspace.catalog, terminal: context.terminal, language: context.language)
-        let next = context.workspace.catalog.exercises.first { verdicts[$0.id]?.status == .failing }
-            ?? context.workspace.catalog.exercises.first { verdicts[$0.id]?.status != .done }
-        if let next {
+        if let next = summary.next(in: context.workspace.catalog) {
             text += "\n" + context.t(Localized(
                 "Or: swift run workbook check \(next.id) · swift run workbook hint \(next.id)",
                 ja: "または: swift run workbook check \(next.id) · swift run workbook hint \(next.id)"))

@@ -24,7 +24,8 @@ enum Workbook {
         }
         let context: CommandContext
         do {
-            context = CommandContext(workspace: try Workspace.locate(), options: options, terminal: terminal, language: language)
+            let workspace = try Workspace.locate()
+            context = CommandContext(workspace: workspace, options: options, terminal: terminal, language: language, checks: workspace.checksFingerprint())
         } catch {
             Console.error("workbook: " + error.message.text(language))
             return 2
@@ -53,6 +54,8 @@ struct CommandContext {
     let options: WorkbookOptions
     let terminal: Terminal
     let language: Language
+    /// `Workspace.checksFingerprint()`, read once per run.
+    let checks: String
 
     func t(_ text: Localized) -> String { text.text(language) }
 
@@ -70,16 +73,8 @@ struct CommandContext {
     /// its last check, else checked now (after a build). A build that fails leaves the cached
     /// ones and says so.
     func statuses(state: inout WorkbookState) -> (verdicts: [String: Verdict], buildFailure: String?) {
-        let checks = workspace.checksFingerprint()
-        var verdicts: [String: Verdict] = [:]
-        var stale: [ExerciseCatalog.Entry] = []
-        for entry in workspace.catalog.exercises {
-            if let cached = state.verdict(for: entry, in: workspace, checks: checks) {
-                verdicts[entry.id] = Verdict(exercise: entry.id, status: cached.status, failedProperty: cached.property, report: "")
-            } else {
-                stale.append(entry)
-            }
-        }
+        var verdicts = cachedVerdicts(state)
+        let stale = workspace.catalog.exercises.filter { verdicts[$0.id] == nil }
         guard !stale.isEmpty else { return (verdicts, nil) }
         Console.error(terminal.paint(t(Localized(
             "Checking \(stale.count) exercise(s) changed since their last check (swift build, then each check)…",
@@ -95,6 +90,23 @@ struct CommandContext {
             return (verdicts, error.message.text(language))
         }
         return (verdicts, nil)
+    }
+
+    func summary(_ verdicts: [String: Verdict]) -> VerdictSummary {
+        var summary = VerdictSummary()
+        for verdict in verdicts.values { summary.record(verdict) }
+        return summary
+    }
+
+    /// The verdicts that still hold: the learner's file and the checks as they were then.
+    func cachedVerdicts(_ state: WorkbookState) -> [String: Verdict] {
+        var verdicts: [String: Verdict] = [:]
+        for entry in workspace.catalog.exercises {
+            if let cached = state.verdict(for: entry, in: workspace, checks: checks) {
+                verdicts[entry.id] = Verdict(exercise: entry.id, status: cached.status, failedProperty: cached.property, report: "")
+            }
+        }
+        return verdicts
     }
 }
 

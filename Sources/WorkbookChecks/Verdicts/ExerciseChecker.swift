@@ -199,9 +199,7 @@ public struct ExerciseChecker: Sendable {
     /// What the Swift runtime said without stopping the program — a continuation dropped
     /// without being resumed — while the check ran: the runtime's own words, once each.
     func runtimeWarnings(_ standardError: String) -> [String] {
-        var seen = Set<String>()
-        let lines = standardError.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { $0.hasPrefix("SWIFT TASK CONTINUATION MISUSE") && seen.insert($0).inserted }
+        let lines = continuationMisuseLines(standardError)
         guard !lines.isEmpty else { return [] }
         return [terminal.paint(t(Localized("  The Swift runtime said, while the check ran:", ja: "  チェックの実行中に Swift ランタイムが出したメッセージ:")), .yellow)]
             + lines.prefix(3).map { "    " + $0 }

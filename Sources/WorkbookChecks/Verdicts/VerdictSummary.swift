@@ -16,6 +16,13 @@ public struct VerdictSummary: Sendable {
 
     public var isEmpty: Bool { verdicts.isEmpty }
 
+    /// The exercise to do next: the first failing one, else the first not done — among those
+    /// checked, or among all when `unchecked` ones count as not done.
+    public func next(in catalog: ExerciseCatalog, includingUnchecked unchecked: Bool = false) -> ExerciseCatalog.Entry? {
+        let candidates = unchecked ? catalog.exercises : catalog.exercises.filter { verdicts[$0.id] != nil }
+        return candidates.first { verdicts[$0.id] == .failing } ?? candidates.first { verdicts[$0.id] != .done }
+    }
+
     /// `Exercises: 2 done, 1 failing, 6 not started`.
     public func countLine(language: Language) -> String {
         let all = Array(verdicts.values)
@@ -50,7 +57,7 @@ public struct VerdictSummary: Sendable {
         if unchecked > 0 {
             lines.append(terminal.paint(t(Localized("  (\(unchecked) more not checked in this run)", ja: "  （ほか \(unchecked) 件はこの実行では未チェック）")), .dim))
         }
-        if let next = checked.first(where: { verdicts[$0.id] == .failing }) ?? checked.first(where: { verdicts[$0.id] != .done }) {
+        if let next = next(in: catalog) {
             lines.append(t(Localized("Next: \(next.id) — \(next.file)", ja: "次: \(next.id) — \(next.file)")))
             lines.append(t(Localized("      swift test --filter ExercisesTests.\(next.id)", ja: "      swift test --filter ExercisesTests.\(next.id)")))
         } else if !checked.isEmpty {

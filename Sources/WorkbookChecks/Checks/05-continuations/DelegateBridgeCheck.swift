@@ -170,7 +170,7 @@ public enum DelegateBridgeCheck {
     /// Case 5: a and b at the same moment, b run whole on the same thread where a creates its
     /// continuation; then one report. One must be turned away and the other get `harbour`.
     static func checkSecondInsideTheFirst(_ make: @escaping @Sendable (LocationProvider) -> any DelegateBridgeProtocol) -> CheckFailure? {
-        guard let canary = blockingWait({ await ContinuationPoint.canaryClass() }) ?? nil else { return nil }
+        guard let canary = waitForAsync(seconds: 10, { await ContinuationPoint.canaryClass() }) ?? nil else { return nil }
         let provider = LocationProvider(answers: [Answer(), Answer()])  // reports only when told
         let bridge = make(provider)
         let executor = InlineTaskExecutor()
@@ -187,10 +187,10 @@ public enum DelegateBridgeCheck {
         executor.drain()
         // Where no continuation was made on this thread, the bridge's code runs elsewhere (an
         // actor's): give it time to turn one away, and to answer. Otherwise all ran here, done.
-        if !paused { waitUntil(seconds: 2) { results.withLock { $0.contains { $0 == busy } } } }
+        if !paused { pollUntil(seconds: 2) { results.withLock { $0.contains { $0 == busy } } } }
         provider.deliverNow(.update("harbour"))
         executor.drain()
-        if !paused { waitUntil(seconds: 2) { results.withLock { !$0.contains(nil) } } }
+        if !paused { pollUntil(seconds: 2) { results.withLock { !$0.contains(nil) } } }
         withExtendedLifetime(bridge) {}
         let got = results.withLock { $0 }
         if got.contains(busy) && got.contains(harbour) { return nil }
