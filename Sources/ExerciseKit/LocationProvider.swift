@@ -76,9 +76,6 @@ public final class LocationProvider: Sendable {
         set { state.withLock { $0.delegate.delegate = newValue } }
     }
 
-    /// How many times `requestLocation()` was called.
-    public var requestCount: Int { state.current.requests }
-
     /// Asks for one location; the answer goes to the delegate (see `Answer`).
     public func requestLocation() {
         let number = state.withLock { state -> Int in

@@ -59,23 +59,16 @@ public final class LegacyWeatherClient: Sendable {
     }
 
     private let cities: [String: City]
-    private let record = QuietLocked<(requested: [String], answered: [String])>(([], []))
 
     /// - Parameter cities: a city not in the table gets `.nothing`.
     public init(cities: [String: City]) {
         self.cities = cities
     }
 
-    /// The cities requested so far, in order.
-    public var requests: [String] { record.current.requested }
-    /// The cities answered so far, in order.
-    public var answered: [String] { record.current.answered }
-
     /// Fetches the forecast for `city` and calls `completion` exactly once: `(data, nil)`,
     /// `(nil, error)` or `(nil, nil)` when the client has no forecast for it — never both.
     public func fetchForecast(for city: String, completion: @escaping @Sendable (ForecastData?, (any Error)?) -> Void) {
         let entry = cities[city] ?? City(.nothing)
-        record.withLock { $0.requested.append(city) }
         checkpoint("fetchForecast(for: \"\(city)\")")
         if entry.cached {
             answer(city, entry.reply, completion)
@@ -90,7 +83,6 @@ public final class LegacyWeatherClient: Sendable {
     }
 
     private func answer(_ city: String, _ reply: Reply, _ completion: @Sendable (ForecastData?, (any Error)?) -> Void) {
-        record.withLock { $0.answered.append(city) }
         switch reply {
         case .forecast:
             checkpoint("\"\(city)\" → (data, nil)")

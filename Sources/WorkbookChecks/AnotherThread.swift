@@ -7,16 +7,33 @@ import WorkbookExplorer
 /// returned in time (false: it is stuck, say on a lock the waiting task holds; it finishes
 /// later, when that lock is released).
 ///
-/// ThreadSanitizer is not shown the hand-over (it is done `quietly`, on threads started before
-/// any schedule needed them), so what `body` touches is ordered with the waiting task only by
-/// what the code itself orders — `returnsWithin`'s thread start and join would order them and
-/// hide a race between a cancellation handler and the operation it interrupts.
+/// ThreadSanitizer is not shown the hand-over (it is done `quietly`, on a thread the runner
+/// started before any schedule — `AnotherThread.start()`), so what `body` touches is ordered with
+/// the waiting task only by what the code itself orders — `returnsWithin`'s thread start and
+/// join would order them and hide a race between a cancellation handler and the operation it
+/// interrupts.
+@discardableResult
 public func runsOnAnotherThread(within seconds: Double, _ body: @escaping @Sendable () -> Void) -> Bool {
     AnotherThread.idle().run(body, within: seconds)
 }
 
+/// A cancel from another thread, landing inside a call of the code under test — a fake's hook
+/// — where a task can be cancelled on real threads: run there, and waited for until it is done,
+/// or, if the answer holds a lock its handler needs, until it is plainly stuck on it (it ends once
+/// that lock is released, as it would on real threads).
+public func cancelFromAnotherThread<Success, Failure>(_ task: Task<Success, Failure>) {
+    checkpoint("task.cancel()")
+    runsOnAnotherThread(within: 0.5) { task.cancel() }
+}
+
+extension Explorer.Budget {
+    /// For a case with a cancel from another thread: it runs once per schedule, so one schedule
+    /// (and its replay).
+    public static let onceFromAnotherThread = Explorer.Budget(maxSchedules: 1, maxSeconds: 3, foreignWaitSeconds: 1)
+}
+
 /// A thread that runs one body at a time for `runsOnAnotherThread`; every hand-over is `quietly`.
-final class AnotherThread: @unchecked Sendable {
+public final class AnotherThread: @unchecked Sendable {
     private let condition = NSCondition()
     private var work: (@Sendable () -> Void)?
     private var finished = false
@@ -25,18 +42,30 @@ final class AnotherThread: @unchecked Sendable {
 
     private static let pool = QuietLocked<[AnotherThread]>([])
 
-    /// A worker with nothing to do, taken for the caller; a new one if all are busy.
+    /// Starts the first worker, before any schedule (the runners call it at start-up): a thread
+    /// started inside a schedule would order what the task did before with what `body` does.
+    public static func start() {
+        pool.withLock { $0.append(started()) }
+    }
+
+    /// A worker with nothing to do, taken for the caller; a new one if all are busy (one is
+    /// enough unless a body is stuck).
     static func idle() -> AnotherThread {
         pool.withLock { workers in
             if let free = workers.first(where: { $0.take() }) { return free }
-            let worker = AnotherThread()
+            let worker = started()
             _ = worker.take()
-            let thread = Thread { worker.serve() }
-            thread.name = "another thread"
-            thread.start()
             workers.append(worker)
             return worker
         }
+    }
+
+    private static func started() -> AnotherThread {
+        let worker = AnotherThread()
+        let thread = Thread { worker.serve() }
+        thread.name = "another thread"
+        thread.start()
+        return worker
     }
 
     private func take() -> Bool {

@@ -10,21 +10,23 @@ import WorkbookExplorer
 /// `InvariantViolation` — or returns an outcome `classify` calls forbidden — when the property
 /// breaks. The failure carries the schedule with the fewest preemptions found, its replay token
 /// and the outcome tally. `broken` names the property a failing outcome broke when it is not
-/// `property`; a schedule in which the body never finished breaks `deadlock`, and
-/// `leftWaiting` says so from who waited, and where. `title` says what the case runs (a crash in
-/// it is reported with it).
+/// `property`; a schedule in which the body never finished breaks `deadlock`, reported as
+/// `title` never coming back, who waited and where, then the `leftWaiting` advice. `title` says
+/// what the case runs (a crash in it is reported with it too). The body's task is the caller
+/// (`callerTask`).
 public func checkExplored(
     _ property: Property,
     title: Localized? = nil,
     broken: @escaping @Sendable (String) -> Property? = { _ in nil },
     deadlock: Property = .finishes,
-    leftWaiting: (@Sendable (_ whoWaited: Localized) -> Localized)? = nil,
+    leftWaiting: Localized? = nil,
     observed describe: @escaping @Sendable (String) -> Localized,
     budget: Explorer.Budget = Explorer.Budget(maxSchedules: 5_000, maxSeconds: 1.5),
     classify: @escaping @Sendable (String) -> OutcomeTally.Verdict = { _ in .acceptable },
     _ body: @escaping Explorer.Body
 ) -> CheckFailure? {
     let judged: Explorer.Body = {
+        nameTask(callerTask)
         let outcome = try await body()
         if classify(outcome) == .forbidden { throw InvariantViolation(outcome) }
         return outcome
@@ -50,7 +52,8 @@ public func checkExplored(
                 tally: nil, schedule: schedule, exploredCase: number)
         }
         if isDeadlock(schedule) {
-            return CheckFailure(deadlock, observed: leftWaiting?(schedule.whoWaited) ?? describe(what), tally: tally, schedule: schedule, exploredCase: number)
+            let waited = leftWaiting.map { neverCameBack(title ?? .verbatim("?"), whoWaited: schedule.whoWaited, advice: $0) }
+            return CheckFailure(deadlock, observed: waited ?? describe(what), tally: tally, schedule: schedule, exploredCase: number)
         }
         return CheckFailure(broken(what) ?? property, observed: describe(what), tally: tally, schedule: schedule, exploredCase: number)
     }
@@ -155,7 +158,7 @@ public func observedOutcome(_ call: Localized, _ outcome: String, advice: (Strin
 
 /// What a report says when `call` never came back: who waited, and where, then `advice`.
 public func neverCameBack(_ call: Localized, whoWaited who: Localized, advice: Localized) -> Localized {
-    Localized("\(call.en) never came back: nothing was left to run and nothing to wake the caller (where each task was last: \(who.en)). \(advice.en)",
+    Localized("This call never came back: \(call.en). Nothing was left to run and nothing to wake the caller (where each task was last: \(who.en)). \(advice.en)",
               ja: "次の呼び出しが戻りませんでした: \(call.ja)。実行できるものも呼び出し元を起こすものも残っていません（各タスクが最後にいた場所: \(who.ja)）。\(advice.ja)")
 }
 

@@ -15,9 +15,9 @@ final class InlineTaskExecutor: TaskExecutor, @unchecked Sendable {  // `jobs` i
         jobs.withLock { $0.append(job) }
     }
 
-    /// Takes the job queued `index`-th (0 first), to run later with `run(_:)`.
-    func take(at index: Int) -> UnownedJob? {
-        jobs.withLock { $0.indices.contains(index) ? $0.remove(at: index) : nil }
+    /// Takes the oldest job queued, to run with `run(_:)`.
+    func next() -> UnownedJob? {
+        jobs.withLock { $0.isEmpty ? nil : $0.removeFirst() }
     }
 
     func run(_ job: UnownedJob) {
@@ -26,7 +26,7 @@ final class InlineTaskExecutor: TaskExecutor, @unchecked Sendable {  // `jobs` i
 
     /// Runs queued jobs, oldest first, until none is left.
     func drain() {
-        while let job = take(at: 0) { run(job) }
+        while let job = next() { run(job) }
     }
 }
 

@@ -10,6 +10,14 @@ public enum Report {
         return terminal.paint(head, .green) + terminal.paint(" (\(names))", .dim)
     }
 
+    /// How to run one failing schedule again after an edit, without the search.
+    static func replayInstruction(_ exercise: String, case number: Int, token: ReplayToken) -> Localized {
+        let argument = "\(number):\(token)"
+        return Localized(
+            "This schedule alone, after an edit: `swift run exercise-runner \(exercise) --replay \(argument)`, or `replay \(exercise) \(argument)` in the chapter program.",
+            ja: "修正後にこのスケジュールだけを実行するには `swift run exercise-runner \(exercise) --replay \(argument)`、またはチャプタープログラムで `replay \(exercise) \(argument)`。")
+    }
+
     public static func failed(_ exercise: String, _ failure: CheckFailure, terminal: Terminal, language: Language, hint: Localized? = nil) -> String {
         func t(_ text: Localized) -> String { text.text(language) }
         var lines = [terminal.paint(t(Localized("✗ \(exercise) — failing: \(failure.property.name.en)", ja: "✗ \(exercise) — 失敗: \(failure.property.name.ja)")), .red)]
@@ -33,10 +41,9 @@ public enum Report {
                 lines.append("    \(numbers). \(t(first.who.localized))\(passed)\(mark)")
             }
             if let number = failure.exploredCase {
-                let argument = "\(number):\(schedule.token)"
-                lines.append(t(Localized(
-                    "  Replay token: \(schedule.token) (case \(number)). This schedule alone, after an edit: `swift run exercise-runner \(exercise) --replay \(argument)`, or `replay \(exercise) \(argument)` in the chapter program.",
-                    ja: "  リプレイトークン: \(schedule.token)（ケース \(number)）。修正後にこのスケジュールだけを実行するには `swift run exercise-runner \(exercise) --replay \(argument)`、またはチャプタープログラムで `replay \(exercise) \(argument)`。")))
+                let again = replayInstruction(exercise, case: number, token: schedule.token)
+                lines.append(t(Localized("  Replay token: \(schedule.token) (case \(number)). \(again.en)",
+                                         ja: "  リプレイトークン: \(schedule.token)（ケース \(number)）。\(again.ja)")))
             } else {
                 lines.append(t(Localized("  Replay token: ", ja: "  リプレイトークン: ")) + schedule.token.description)
             }

@@ -112,6 +112,7 @@ public enum RunnerMain {
         // Resolve TSan's entry points now, before any other thread exists: the first resolution
         // writes a plain global that later readers then see through thread creation.
         _ = RaceDetector.isActive
+        AnotherThread.start()
         if let replay = options.replay { ExploredCases.replay(case: replay.number, token: replay.token) }
         let checkThread = Thread {
             guard let result = check(options.reference) else {
@@ -240,7 +241,7 @@ public enum RunnerOutput {
             Console.line(wrap(note, prefix: "  ", width: options.terminal.width).joined(separator: "\n"))
             return RunnerProtocol.failingExitCode
         }
-        let outcome = Localized(BilingualLabel.english(replayed.outcome), ja: BilingualLabel.japanese(replayed.outcome))
+        let outcome = Localized(bilingual: replayed.outcome)
         let holds = t(Localized(
             "✓ \(exercise), case \(replayed.number), schedule \(replayed.token): it holds now (\(outcome.en)). Only this schedule ran: `swift test --filter \(exercise)` runs the whole check.",
             ja: "✓ \(exercise)、ケース \(replayed.number)、スケジュール \(replayed.token): いまは成り立ちます（\(outcome.ja)）。実行したのはこのスケジュールだけです。チェック全体は `swift test --filter \(exercise)` で実行します。"))

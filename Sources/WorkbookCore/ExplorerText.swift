@@ -35,6 +35,13 @@ public func stepText(who task: String, passed checkpoints: [String]) -> String {
     return ([task] + labels).joined(separator: " → ")
 }
 
+extension Localized {
+    /// A label joined with `BilingualLabel.join`, split back into its two languages.
+    public init(bilingual label: String) {
+        self.init(BilingualLabel.english(label), ja: BilingualLabel.japanese(label))
+    }
+}
+
 /// Names the calling task in both languages (`nameTask` with a `Localized`).
 public func nameTask(_ name: Localized) {
     WorkbookExplorer.nameTask(BilingualLabel.join(name.en, name.ja))

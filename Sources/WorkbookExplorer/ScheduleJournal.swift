@@ -52,26 +52,14 @@ public enum ScheduleJournal {
         for (index, byte) in bytes.enumerated() { mapping[start + 2 + index] = byte }
     }
 
-    /// What the case a journal file names runs, if the check said.
-    public static func readCaseTitle(path: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: path), data.count >= headerSize + capacity + titleCapacity,
-              data.prefix(4).elementsEqual("WSJ1".utf8) else { return nil }
-        let start = data.startIndex + headerSize + capacity
-        let length = Int(data[start]) | Int(data[start + 1]) << 8
-        guard length > 0, length <= titleCapacity - 2 else { return nil }
-        return String(decoding: data[(start + 2)..<(start + 2 + length)], as: UTF8.self)
-    }
-
-    /// The case number a journal file holds, if any.
-    public static func readCase(path: String) -> Int? {
-        guard let data = FileManager.default.contents(atPath: path), data.count >= headerSize,
-              data.prefix(4).elementsEqual("WSJ1".utf8) else { return nil }
-        let number = Int(data[6]) | Int(data[7]) << 8
-        return number > 0 ? number : nil
-    }
-
     /// A new schedule begins (driver thread).
     static func begin() {
+        guard let mapping else { return }
+        storeCount(0, in: mapping)
+    }
+
+    /// The schedule has ended (driver thread): none is in progress.
+    static func end() {
         guard let mapping else { return }
         storeCount(0, in: mapping)
     }
@@ -88,16 +76,30 @@ public enum ScheduleJournal {
         for byte in 0..<4 { mapping[8 + byte] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(byte))) }
     }
 
-    /// What a journal file says: the schedule in progress when its process stopped, whose last
-    /// step is the one that was running. Nil if nothing was recorded, or a choice was too large.
-    public static func read(path: String) -> ReplayToken? {
+    /// What a journal file says: the schedule in progress when its process stopped (its last
+    /// step is the one that was running; nil if none was, or a choice was too large), the case
+    /// the check was running and what that case runs, if the check said. One read of the file.
+    public static func contents(path: String) -> (token: ReplayToken?, caseNumber: Int?, caseTitle: String?)? {
         guard let data = FileManager.default.contents(atPath: path), data.count >= headerSize,
-              data.prefix(4).elementsEqual("WSJ1".utf8),
-              let configuration = ReplayToken.Configuration(rawValue: String(UnicodeScalar(data[4]))) else { return nil }
-        let count = (0..<4).reduce(0) { $0 | Int(data[8 + $1]) << (8 * $1) }
-        guard count > 0, data.count >= headerSize + count else { return nil }
-        let choices = data[headerSize..<(headerSize + count)].map(Int.init)
-        guard !choices.contains(255) else { return nil }
-        return ReplayToken(choices: choices, configuration: configuration)
+              data.prefix(4).elementsEqual("WSJ1".utf8) else { return nil }
+        let base = data.startIndex
+        var token: ReplayToken?
+        let count = (0..<4).reduce(0) { $0 | Int(data[base + 8 + $1]) << (8 * $1) }
+        if count > 0, data.count >= headerSize + count,
+           let configuration = ReplayToken.Configuration(rawValue: String(UnicodeScalar(data[base + 4]))) {
+            let choices = data[(base + headerSize)..<(base + headerSize + count)].map(Int.init)
+            if !choices.contains(255) { token = ReplayToken(choices: choices, configuration: configuration) }
+        }
+        let number = Int(data[base + 6]) | Int(data[base + 7]) << 8
+        var title: String?
+        if data.count >= headerSize + capacity + titleCapacity {
+            let start = base + headerSize + capacity
+            let length = Int(data[start]) | Int(data[start + 1]) << 8
+            if length > 0, length <= titleCapacity - 2 { title = String(decoding: data[(start + 2)..<(start + 2 + length)], as: UTF8.self) }
+        }
+        return (token, number > 0 ? number : nil, title)
     }
+
+    /// The schedule in progress a journal file holds (see `contents(path:)`).
+    public static func read(path: String) -> ReplayToken? { contents(path: path)?.token }
 }

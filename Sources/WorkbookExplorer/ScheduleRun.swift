@@ -204,6 +204,9 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
         self.search = search
         progressLock.unlock()
         ScheduleJournal.begin()
+        // Once it has ended no schedule is in progress: a crash after it (in a check's case run
+        // outside the explorer) must not be reported as this schedule's.
+        defer { ScheduleJournal.end() }
         while outcome == nil {
             lock.lock()
             let readyEntries = ready

@@ -180,7 +180,7 @@ struct BridgeStep: Sendable, Equatable {
     }
 
     private static func label(_ raw: String) -> Localized {
-        Localized(BilingualLabel.english(raw), ja: BilingualLabel.japanese(raw))
+        Localized(bilingual: raw)
     }
 
     /// The line a child prints for its parent (tabs between fields; `\u{1E}` between checkpoints).
@@ -225,8 +225,8 @@ func childVerdict(_ output: String) -> (deadlocked: Bool, said: Localized)? {
         let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
         if fields.count == 3, fields[0] == "WORKBOOK-OUTCOME" { return (false, Localized(fields[1], ja: fields[2])) }
         if fields.count == 3, fields[0] == "WORKBOOK-DEADLOCK" {
-            let who = Localized(BilingualLabel.english(fields[1]), ja: BilingualLabel.japanese(fields[1]))
-            let after = Localized(BilingualLabel.english(fields[2]), ja: BilingualLabel.japanese(fields[2]))
+            let who = Localized(bilingual: fields[1])
+            let after = Localized(bilingual: fields[2])
             return (true, Localized(
                 "deadlock — nothing can run any more, and \(who.en) still waits (after \"\(after.en)\")",
                 ja: "デッドロック — もう何も実行できないのに、\(who.ja)はまだ待っている（\"\(after.ja)\" の後）"))

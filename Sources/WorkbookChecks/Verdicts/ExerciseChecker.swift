@@ -108,9 +108,9 @@ public struct ExerciseChecker: Sendable {
     /// schedule's replay token, from the journal the runner kept (nil for any other verdict).
     func scheduleLine(_ exercise: String, _ property: String, journal: String) -> String? {
         guard property == VerdictProperty.crash || property == VerdictProperty.dataRace,
-              let token = ScheduleJournal.read(path: journal) else { return nil }
-        let title = ScheduleJournal.readCaseTitle(path: journal).map { Localized(BilingualLabel.english($0), ja: BilingualLabel.japanese($0)) }
-        let number = ScheduleJournal.readCase(path: journal)
+              let contents = ScheduleJournal.contents(path: journal), let token = contents.token else { return nil }
+        let title = contents.caseTitle.map { Localized(bilingual: $0) }
+        let number = contents.caseNumber
         let steps = token.choices.count
         // "`presentAll([A, B, C])` (case 3)": what the case runs, as far as the check said.
         let ran: Localized = switch (title, number) {
@@ -128,9 +128,8 @@ public struct ExerciseChecker: Sendable {
         // A crash replays (and crashes again, with the runtime's message); a race needs the
         // threads of the race lane, which a replay does not use.
         if crashed, let number {
-            let argument = "\(number):\(token)"
-            text = Localized("\(text.en) Again, alone, after an edit: `replay \(exercise) \(argument)` in the chapter program.",
-                             ja: "\(text.ja)修正後にもう一度それだけを実行するには、チャプタープログラムで `replay \(exercise) \(argument)`。")
+            let again = Report.replayInstruction(exercise, case: number, token: token)
+            text = Localized("\(text.en) \(again.en)", ja: text.ja + again.ja)
         }
         return terminal.paint(t(text), .yellow)
     }

@@ -83,10 +83,9 @@ public enum CompletionToAsyncCheck {
         let want = expected(id, reply)
         let call = "`try await thumbnail(for: \"\(id)\")`"
         return checkExplored(returnsThumbnail, title: .verbatim(call), broken: { _ in reply == .image ? returnsThumbnail : errorReachesCaller },
-                             deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call: call, $0) }, observed: { outcome in
+                             deadlock: neverLeftWaiting, leftWaiting: leftWaiting, observed: { outcome in
             observed(call: call, reply: reply, want: want, got: outcome)
         }, budget: budget, classify: { $0 == want ? .acceptable : .forbidden }) {
-            nameTask(callerTask)
             let fetcher = make(server())
             return await outcomeText { try await fetcher.thumbnail(for: id) }
         }
@@ -97,12 +96,11 @@ public enum CompletionToAsyncCheck {
     static func checkTwoAtOnce(_ make: @escaping @Sendable (ThumbnailServer) -> any CompletionToAsyncProtocol) -> CheckFailure? {
         let call = "`async let a = thumbnail(for: \"cat\"); async let b = thumbnail(for: \"missing\")`"
         let want = "a: Thumbnail(cat), b: ThumbnailError.badID"
-        return checkExplored(callsIndependent, title: .verbatim(call), deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call: call, $0) }, observed: { outcome in
+        return checkExplored(callsIndependent, title: .verbatim(call), deadlock: neverLeftWaiting, leftWaiting: leftWaiting, observed: { outcome in
             return Localized(
                 "Two calls at once on one fetcher (\(call)): the caller should get \(want), and got \(outcome). Something one call keeps in the fetcher reached the other — keep each call's values in local constants.",
                 ja: "1 つのフェッチャーで 2 つの呼び出しを同時に行いました（\(call)）。呼び出し元は \(want) を受け取るはずが、\(outcome) を受け取りました。一方の呼び出しがフェッチャーに残したものが、もう一方に届いています。呼び出しごとの値はローカル定数に置きましょう。")
         }, budget: budget, classify: { $0 == want ? .acceptable : .forbidden }) {
-            nameTask(callerTask)
             let fetcher = make(server())
             nameNextTasks("a", "b")
             async let a = outcomeText { try await fetcher.thumbnail(for: "cat") }
@@ -116,13 +114,12 @@ public enum CompletionToAsyncCheck {
         // A cancel before the server's reply must end in CancellationError; after it, the
         // thumbnail may still come (or the answer may look once more and stop).
         let acceptable: Set = [beforeReply + "CancellationError", afterReply + "CancellationError", afterReply + "Thumbnail(cat)"]
-        return checkExplored(errorReachesCaller, title: .verbatim(call), deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call: call, $0) }, observed: { outcome in
+        return checkExplored(errorReachesCaller, title: .verbatim(call), deadlock: neverLeftWaiting, leftWaiting: leftWaiting, observed: { outcome in
             let got = outcome.hasPrefix(beforeReply) ? outcome.dropFirst(beforeReply.count) : outcome.dropFirst(afterReply.count)
             return Localized(
                 "The caller cancelled the task before the server replied to \"cat\" (\(call)) and got \(got). A cancelled call throws `CancellationError` — `data(for:)` throws it for you: let it reach the caller as it is, do not turn it into a `ThumbnailError` or swallow it. Work in a `Task.detached`, or behind a callback, does not see the caller's cancel: look with `try Task.checkCancellation()`.",
                 ja: "呼び出し元は、サーバーが \"cat\" に応答する前にタスクをキャンセルし（\(call)）、\(got) を受け取りました。キャンセルされた呼び出しは `CancellationError` をスローします（`data(for:)` がスローしてくれます）。`ThumbnailError` に変えたり握りつぶしたりせず、そのまま呼び出し元に届けましょう。`Task.detached` の中やコールバックの向こうの処理には呼び出し元のキャンセルが届きません。`try Task.checkCancellation()` で確かめましょう。")
         }, budget: budget, classify: { acceptable.contains($0) ? .acceptable : .forbidden }) {
-            nameTask(callerTask)
             let server = server()
             let fetcher = make(server)
             nameNextTasks(BilingualLabel.join("request", "リクエスト"))
@@ -147,7 +144,7 @@ public enum CompletionToAsyncCheck {
             if outcome == never { return neverLeftWaiting }
             if outcome.hasPrefix("calls=1: ") { return reply == .image ? returnsThumbnail : errorReachesCaller }
             return calledOnce
-        }, deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call: call, $0) }, observed: { outcome in
+        }, deadlock: neverLeftWaiting, leftWaiting: leftWaiting, observed: { outcome in
             if outcome == never {
                 return Localized(
                     "\(call) returned, every task it started finished or stopped for good, and the handler was never called: its caller waits for ever. Call it on every path, errors too.",
@@ -163,7 +160,6 @@ public enum CompletionToAsyncCheck {
                 "\(call): the handler was called \(count) times (\(results)). A caller's handler does its work each time — shows the picture twice, or an error after the picture. Call it exactly once: return right after calling it, or call it in one place with a `Result`.",
                 ja: "\(call): ハンドラが \(count) 回呼ばれました（\(results)）。呼び出し元のハンドラは呼ばれるたびに処理をします（画像を 2 回表示する、画像の後にエラーを出す）。ちょうど 1 回だけ呼びましょう。呼んだらすぐ `return` するか、`Result` を使って 1 か所で呼びます。")
         }, budget: budget, classify: { $0 == once ? .acceptable : .forbidden }) {
-            nameTask(callerTask)
             let fetcher = make(server())
             let calls = QuietLocked<[String]>([])
             fetcher.thumbnail(for: id) { result in
@@ -183,12 +179,11 @@ public enum CompletionToAsyncCheck {
         let want = "\"cat\": calls=1: Thumbnail(cat); \"missing\": calls=1: ThumbnailError.badID"
         return checkExplored(callsIndependent, title: .verbatim(call), broken: { outcome in
             outcome.contains("calls=2") || outcome.contains("calls=3") ? calledOnce : nil
-        }, deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call: call, $0) }, observed: { outcome in
+        }, deadlock: neverLeftWaiting, leftWaiting: leftWaiting, observed: { outcome in
             return Localized(
                 "Two calls at once on one fetcher (\(call)): each handler should be called once with its own result (\(want)); they got: \(outcome). A handler kept in the fetcher is replaced by the next call's — keep each call's handler in its own task.",
                 ja: "1 つのフェッチャーで 2 つの呼び出しを同時に行いました（\(call)）。各ハンドラは自分の結果で 1 回ずつ呼ばれるはず（\(want)）ですが、実際は: \(outcome)。フェッチャーに保存したハンドラは次の呼び出しのもので置き換えられます。各呼び出しのハンドラはそれぞれのタスクの中に持ちましょう。")
         }, budget: budget, classify: { $0 == want ? .acceptable : .forbidden }) {
-            nameTask(callerTask)
             let fetcher = make(server())
             let calls = QuietLocked<[String: [String]]>([:])
             for id in ["cat", "missing"] {
@@ -216,11 +211,9 @@ public enum CompletionToAsyncCheck {
             ja: "\(call): サーバーは\(replyText(reply).ja)と答えました。ルールでは呼び出し元は \(want) を受け取りますが、受け取ったのは \(got) でした。")
     }
 
-    static func leftWaiting(call: String, _ who: Localized) -> Localized {
-        neverCameBack(.verbatim(call), whoWaited: who, advice: Localized(
-            "A continuation that is not resumed on some path, or a wait for something that never comes.",
-            ja: "ある経路で再開されない継続か、来ないものを待っています。"))
-    }
+    static let leftWaiting = Localized(
+        "A continuation that is not resumed on some path, or a wait for something that never comes.",
+        ja: "ある経路で再開されない継続か、来ないものを待っています。")
 
     static func replyText(_ reply: ThumbnailServer.Reply) -> Localized {
         switch reply {

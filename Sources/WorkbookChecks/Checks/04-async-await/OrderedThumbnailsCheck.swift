@@ -143,19 +143,16 @@ public enum OrderedThumbnailsCheck {
 
     /// Explores `body`, whose outcome is `ok` or `<property id>|<what happened>`.
     static func explore(_ call: String, maxInFlight: Int, _ body: @escaping Explorer.Body) -> CheckFailure? {
-        checkExplored(inputOrder, title: .verbatim(call), broken: brokenProperty(in: properties), leftWaiting: { leftWaiting(call, $0) }, observed: { outcome in
+        checkExplored(inputOrder, title: .verbatim(call), broken: brokenProperty(in: properties), leftWaiting: leftWaiting, observed: { outcome in
             observed(call, maxInFlight: maxInFlight, outcome)
         }, budget: budget, classify: { $0 == ok ? .acceptable : .forbidden }) {
-            nameTask(callerTask)
             return try await body()
         }
     }
 
-    static func leftWaiting(_ call: String, _ who: Localized) -> Localized {
-        neverCameBack(.verbatim(call), whoWaited: who, advice: Localized(
-            "Something waits for what no one gives — a continuation never resumed, or a child waiting on it; a group ends only when every child has ended.",
-            ja: "誰も与えないものを何かが待っています（再開されない継続や、それを待つ子タスク）。グループは、すべての子タスクが終わったときにだけ終わります。"))
-    }
+    static let leftWaiting = Localized(
+        "Something waits for what no one gives — a continuation never resumed, or a child waiting on it; a group ends only when every child has ended.",
+        ja: "誰も与えないものを何かが待っています（再開されない継続や、それを待つ子タスク）。グループは、すべての子タスクが終わったときにだけ終わります。")
 
     static func observed(_ call: String, maxInFlight: Int, _ outcome: String) -> Localized {
         guard let (id, what) = readBrokenOutcome(outcome) else { return .verbatim("\(call): \(outcome)") }

@@ -132,8 +132,7 @@ public enum SequentialPresenterCheck {
     }
 
     static func checkCancelled(_ make: @escaping @Sendable (ScreenHost) -> any SequentialPresenterProtocol, _ moment: CancelMoment) -> CheckFailure? {
-        // The cancel from another thread runs once per schedule: one schedule (and its replay).
-        explore(moment.call, budget: moment == .asBIsPresented ? .init(maxSchedules: 1, maxSeconds: 3, foreignWaitSeconds: 1) : budget) {
+        explore(moment.call, budget: moment == .asBIsPresented ? .onceFromAnotherThread : budget) {
             let host = ScreenHost()
             let presenter = make(host)
             let task: Task<Void, any Error>
@@ -145,15 +144,8 @@ public enum SequentialPresenterCheck {
                 task = Task { try await presenter.presentAll(screens) }
             }
             if moment == .asBIsPresented {
-                // A cancel from another thread may land at any moment, also between the last
-                // look at `isCancelled` and the screen going up: make it land there, from
-                // another thread, and wait until it is done — or, if the answer holds a lock
-                // its handler needs, until it is plainly stuck on it; it ends once that lock is
-                // released, as it would on real threads.
-                host.whenPresenting("B") {
-                    checkpoint("task.cancel()")
-                    _ = runsOnAnotherThread(within: 0.5) { task.cancel() }
-                }
+                // Also between the last look at `isCancelled` and the screen going up.
+                host.whenPresenting("B") { cancelFromAnotherThread(task) }
             }
             switch moment {
             case .atOnce, .asBIsPresented: break
@@ -214,19 +206,16 @@ public enum SequentialPresenterCheck {
     // MARK: Exploring
 
     static func explore(_ call: Localized, budget: Explorer.Budget = budget, _ body: @escaping Explorer.Body) -> CheckFailure? {
-        checkExplored(inOrder, title: call, broken: brokenProperty(in: properties), deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call, $0) }, observed: { outcome in
+        checkExplored(inOrder, title: call, broken: brokenProperty(in: properties), deadlock: neverLeftWaiting, leftWaiting: leftWaiting, observed: { outcome in
             observed(call, outcome)
         }, budget: budget, classify: { $0 == ok ? .acceptable : .forbidden }) {
-            nameTask(callerTask)
             return try await body()
         }
     }
 
-    static func leftWaiting(_ call: Localized, _ who: Localized) -> Localized {
-        neverCameBack(call, whoWaited: who, advice: Localized(
-            "A screen's dismissal must resume the continuation — whoever dismisses it, the user or your cancellation handler.",
-            ja: "画面が閉じられたら、閉じたのがユーザーでもキャンセルハンドラでも、継続を再開する必要があります。"))
-    }
+    static let leftWaiting = Localized(
+        "A screen's dismissal must resume the continuation — whoever dismisses it, the user or your cancellation handler.",
+        ja: "画面が閉じられたら、閉じたのがユーザーでもキャンセルハンドラでも、継続を再開する必要があります。")
 
     static func observed(_ call: Localized, _ outcome: String) -> Localized {
         observedOutcome(call, outcome) { id in

@@ -92,8 +92,7 @@ public enum CancellableRequestCheck {
     }
 
     static func checkCancelled(_ make: @escaping @Sendable (DownloadClient) -> any CancellableRequestProtocol, _ moment: Moment) -> CheckFailure? {
-        // The cancel from another thread runs once per schedule: one schedule (and its replay).
-        explore(moment.call, budget: moment == .insideDownload ? .init(maxSchedules: 1, maxSeconds: 3, foreignWaitSeconds: 1) : budget) {
+        explore(moment.call, budget: moment == .insideDownload ? .onceFromAnotherThread : budget) {
             let client = DownloadClient(files: files)
             let downloader = make(client)
             nameNextTasks("download")
@@ -107,14 +106,8 @@ public enum CancellableRequestCheck {
                 checkpoint("task.cancel()")
                 task.cancel()
             case .insideDownload:
-                // A cancel may land at any moment, also while the operation is inside the
-                // client's call and has no handle yet: make it land there, from another thread,
-                // and wait until it is done — or, if the answer holds a lock its handler needs,
-                // until it is plainly stuck on it.
-                client.whenStarting(moment.file) {
-                    checkpoint("task.cancel()")
-                    _ = runsOnAnotherThread(within: 0.5) { task.cancel() }
-                }
+                // Also while the operation is inside the client's call and has no handle yet.
+                client.whenStarting(moment.file) { cancelFromAnotherThread(task) }
             }
             let result = await task.result
             checkpoint("task.result")
@@ -148,18 +141,15 @@ public enum CancellableRequestCheck {
 
     static func explore(_ call: Localized, budget: Explorer.Budget = budget, _ body: @escaping @Sendable () async -> String) -> CheckFailure? {
         checkExplored(returnsResult, title: call, broken: brokenProperty(in: properties), deadlock: neverLeftWaiting,
-                      leftWaiting: { leftWaiting(call, $0) }, observed: { observed(call, $0) }, budget: budget,
+                      leftWaiting: leftWaiting, observed: { observed(call, $0) }, budget: budget,
                       classify: { $0 == ok ? .acceptable : .forbidden }) {
-            nameTask(callerTask)
             return await body()
         }
     }
 
-    static func leftWaiting(_ call: Localized, _ who: Localized) -> Localized {
-        neverCameBack(call, whoWaited: who, advice: Localized(
+    static let leftWaiting = Localized(
             "Nothing resumed the continuation. A cancel must reach the download — `handle.cancel()` from `onCancel`, and, if the cancel came before the handle existed, right after you get it — so that the client calls your completion handler with `DownloadError.cancelled`, and every ending of the download must resume the continuation.",
-            ja: "継続を再開したものがありません。キャンセルはダウンロードに届く必要があります（`onCancel` から `handle.cancel()`。ハンドルができる前にキャンセルが来ていたなら、ハンドルを得た直後に）。そうすればクライアントが `DownloadError.cancelled` で完了ハンドラを呼びます。ダウンロードがどう終わっても、継続を再開しなければなりません。"))
-    }
+            ja: "継続を再開したものがありません。キャンセルはダウンロードに届く必要があります（`onCancel` から `handle.cancel()`。ハンドルができる前にキャンセルが来ていたなら、ハンドルを得た直後に）。そうすればクライアントが `DownloadError.cancelled` で完了ハンドラを呼びます。ダウンロードがどう終わっても、継続を再開しなければなりません。")
 
     static func observed(_ call: Localized, _ outcome: String) -> Localized {
         observedOutcome(call, outcome) { id in

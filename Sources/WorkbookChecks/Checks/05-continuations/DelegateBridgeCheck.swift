@@ -1,4 +1,3 @@
-import Dispatch
 import ExerciseKit
 import WorkbookCore
 import WorkbookExplorer
@@ -181,7 +180,7 @@ public enum DelegateBridgeCheck {
                 results.withLock { $0[index] = got }
             }
         }
-        guard let first = executor.take(at: 0), let second = executor.take(at: 0) else { return nil }
+        guard let first = executor.next(), let second = executor.next() else { return nil }
         let (_, paused) = ContinuationPoint.run(canaryClass: canary, pause: { executor.run(second) }) { executor.run(first) }
         if !paused { executor.run(second) }  // a's job made no continuation here (an actor's bridge): b after it
         executor.drain()
@@ -194,14 +193,15 @@ public enum DelegateBridgeCheck {
         withExtendedLifetime(bridge) {}
         let got = results.withLock { $0 }
         if got.contains(busy) && got.contains(harbour) { return nil }
-        let shown = got.map { $0 ?? Localized("still waiting", ja: "待ったまま").en }
+        let waiting = Localized("still waiting", ja: "待ったまま")
+        let shown = got.map { answer in answer.map(Localized.verbatim) ?? waiting }
         let call = Localized("`async let a = currentLocation(); async let b = currentLocation()` on two threads, b run whole at the moment a created its continuation, then one report (`harbour`)",
                              ja: "2 つのスレッドで `async let a = currentLocation(); async let b = currentLocation()`、a が継続を作った瞬間に b を最後まで実行し、その後に報告が 1 つ（`harbour`）")
         let advice = Localized("Both looked at the slot before either stored: a looked, then b ran whole — looked, stored, requested — and a went on to store over b's continuation. Look and store in one hold of the lock, inside the continuation's closure: `pending.withLock { slot in if slot != nil { … busy … } else { slot = continuation } }`.",
                                ja: "どちらも、もう一方が保存する前に枠を見ました。a が見た後、b が最後まで（見て、保存して、要求して）実行され、a はそのまま b の継続の上に保存しました。確かめるのと保存するのは、継続のクロージャの中で 1 回のロックの中で行いましょう: `pending.withLock { slot in if slot != nil { … busy … } else { slot = continuation } }`。")
         return CheckFailure(busyWhileInFlight, observed: Localized(
-            "\(call.en): expected one \(busy) and one \(harbour), got a: \(shown[0]), b: \(shown[1]). \(advice.en)",
-            ja: "\(call.ja): \(busy) と \(harbour) が 1 つずつのはずが、a: \(got[0] ?? "待ったまま")、b: \(got[1] ?? "待ったまま") でした。\(advice.ja)"))
+            "\(call.en): expected one \(busy) and one \(harbour), got a: \(shown[0].en), b: \(shown[1].en). \(advice.en)",
+            ja: "\(call.ja): \(busy) と \(harbour) が 1 つずつのはずが、a: \(shown[0].ja)、b: \(shown[1].ja) でした。\(advice.ja)"))
     }
 
     // MARK: Exploring
@@ -209,29 +209,27 @@ public enum DelegateBridgeCheck {
     static func explore(_ call: Localized, _ property: Property, deadlock: Property, wants: [String],
                         advice: @escaping @Sendable (String) -> Localized, _ body: @escaping @Sendable () async -> String) -> CheckFailure? {
         let want = wants.joined(separator: " or ")
-        return checkExplored(property, title: call, deadlock: deadlock, leftWaiting: { leftWaiting(call, $0, deadlock) }, observed: { got in
+        return checkExplored(property, title: call, deadlock: deadlock, leftWaiting: leftWaiting(deadlock), observed: { got in
             let more = advice(got)
             return Localized("\(call.en): expected \(want), got \(got). \(more.en)", ja: "\(call.ja): \(want) のはずが \(got) でした。\(more.ja)")
         }, budget: budget, classify: { wants.contains($0) ? .acceptable : .forbidden }) {
-            nameTask(callerTask)
             return await body()
         }
     }
 
-    static func leftWaiting(_ call: Localized, _ who: Localized, _ property: Property) -> Localized {
-        let advice: Localized
+    /// What to look at when a caller never came back, by the property the case checks.
+    static func leftWaiting(_ property: Property) -> Localized {
         switch property.id {
         case busyWhileInFlight.id:
-            advice = Localized("A request in flight lost its continuation: the newcomer's replaced it in the slot, and nothing will ever resume the first. Turn the newcomer away with `LocationError.busy` instead.",
-                               ja: "実行中の要求が継続を失いました。新しく来た継続が枠の中身を置き換え、最初の継続を再開するものはもうありません。代わりに、新しく来た要求を `LocationError.busy` で断りましょう。")
+            Localized("A request in flight lost its continuation: the newcomer's replaced it in the slot, and nothing will ever resume the first. Turn the newcomer away with `LocationError.busy` instead.",
+                      ja: "実行中の要求が継続を失いました。新しく来た継続が枠の中身を置き換え、最初の継続を再開するものはもうありません。代わりに、新しく来た要求を `LocationError.busy` で断りましょう。")
         case readyAgain.id:
-            advice = Localized("The second request was never answered: something of the first — the continuation, an \"answered\" flag — was left behind and made the provider's report for the second go nowhere. Clear it when you resume.",
-                               ja: "2 つ目の要求に答えが返りませんでした。最初の要求の何か（継続や「答えた」フラグ）が残っていて、2 つ目へのプロバイダの報告が行き場を失っています。再開する時に消しましょう。")
+            Localized("The second request was never answered: something of the first — the continuation, an \"answered\" flag — was left behind and made the provider's report for the second go nowhere. Clear it when you resume.",
+                      ja: "2 つ目の要求に答えが返りませんでした。最初の要求の何か（継続や「答えた」フラグ）が残っていて、2 つ目へのプロバイダの報告が行き場を失っています。再開する時に消しましょう。")
         default:
-            advice = Localized("The provider reported, and no continuation was resumed: store the continuation before `requestLocation()` (the provider may report before it returns), and keep the delegate alive — the provider holds it weakly.",
-                               ja: "プロバイダは報告したのに、どの継続も再開されませんでした。継続は `requestLocation()` の前に保存し（戻る前に報告が来ることがあります）、デリゲートは生かしておきましょう。プロバイダはデリゲートを弱参照で持ちます。")
+            Localized("The provider reported, and no continuation was resumed: store the continuation before `requestLocation()` (the provider may report before it returns), and keep the delegate alive — the provider holds it weakly.",
+                      ja: "プロバイダは報告したのに、どの継続も再開されませんでした。継続は `requestLocation()` の前に保存し（戻る前に報告が来ることがあります）、デリゲートは生かしておきましょう。プロバイダはデリゲートを弱参照で持ちます。")
         }
-        return neverCameBack(call, whoWaited: who, advice: advice)
     }
 
 }

@@ -80,10 +80,9 @@ public enum WrapCallbackAPICheck {
             : Localized("`try await forecast(for: \"\(city)\")`, the client answering \(answer) later, from its own task",
                         ja: "`try await forecast(for: \"\(city)\")`、クライアントは後で自分のタスクから \(answer) で答える")
         return checkExplored(reply == .forecast ? returnsForecast : errorsAsTheRulesSay, title: call, deadlock: neverLeftWaiting,
-                             leftWaiting: { leftWaiting(call, $0) }, observed: { got in
+                             leftWaiting: leftWaiting, observed: { got in
             observed(call, want: want, got: got, reply: reply)
         }, budget: budget, classify: { $0 == want ? .acceptable : .forbidden }) {
-            nameTask(callerTask)
             let service = make(client(cached: cached))
             return await outcomeText { try await service.forecast(for: city) }
         }
@@ -93,12 +92,11 @@ public enum WrapCallbackAPICheck {
     static func checkTwoAtOnce(_ make: @escaping @Sendable (LegacyWeatherClient) -> any WrapCallbackAPIProtocol) -> CheckFailure? {
         let call = Localized.verbatim("`async let a = forecast(for: \"Oslo\"); async let b = forecast(for: \"Lima\")`")
         let want = "a: Forecast(Oslo), b: ServerError.offline"
-        return checkExplored(callsIndependent, title: call, deadlock: neverLeftWaiting, leftWaiting: { leftWaiting(call, $0) }, observed: { got in
+        return checkExplored(callsIndependent, title: call, deadlock: neverLeftWaiting, leftWaiting: leftWaiting, observed: { got in
             Localized(
                 "Two calls at once (\(call.en)), both answered after 10 ms: the caller should get \(want), and got \(got). Each call needs its own continuation — a local of the call, captured by its own completion handler — not one kept in a property that the next call overwrites.",
                 ja: "2 つの同時の呼び出し（\(call.ja)）で、どちらも 10 ms 後に答えが来ました。呼び出し元は \(want) を受け取るはずが、\(got) を受け取りました。継続は呼び出しごとに 1 つ必要です。次の呼び出しが上書きするプロパティに置かず、その呼び出しのローカルとして、その呼び出しの完了ハンドラにキャプチャさせましょう。")
         }, budget: budget, classify: { $0 == want ? .acceptable : .forbidden }) {
-            nameTask(callerTask)
             let service = make(client())
             nameNextTasks("a", "b")
             async let a = outcomeText { try await service.forecast(for: "Oslo") }
@@ -118,11 +116,9 @@ public enum WrapCallbackAPICheck {
         }
     }
 
-    static func leftWaiting(_ call: Localized, _ who: Localized) -> Localized {
-        neverCameBack(call, whoWaited: who, advice: Localized(
-            "A path of your completion handler ends without resuming the continuation — look at each `if`, `guard` and `else`: every one must end in exactly one `resume`.",
-            ja: "完了ハンドラのある経路が、継続を再開せずに終わっています。`if`、`guard`、`else` を 1 つずつ見てください。どれも最後にちょうど 1 回の `resume` が必要です。"))
-    }
+    static let leftWaiting = Localized(
+        "A path of your completion handler ends without resuming the continuation — look at each `if`, `guard` and `else`: every one must end in exactly one `resume`.",
+        ja: "完了ハンドラのある経路が、継続を再開せずに終わっています。`if`、`guard`、`else` を 1 つずつ見てください。どれも最後にちょうど 1 回の `resume` が必要です。")
 
     static func observed(_ call: Localized, want: String, got: String, reply: LegacyWeatherClient.Reply) -> Localized {
         let advice: Localized
