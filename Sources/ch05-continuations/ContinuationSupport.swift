@@ -229,7 +229,7 @@ func childVerdict(_ output: String) -> (deadlocked: Bool, said: Localized)? {
             let after = Localized(bilingual: fields[2])
             return (true, Localized(
                 "deadlock — nothing can run any more, and \(who.en) still waits (after \"\(after.en)\")",
-                ja: "デッドロック — もう何も実行できないのに、\(who.ja)はまだ待っている（\"\(after.ja)\" の後）"))
+                ja: "デッドロック — もう何も実行できないのに、\(who.ja)はまだ待っている（「\(after.ja)」の後）"))
         }
     }
     return nil
