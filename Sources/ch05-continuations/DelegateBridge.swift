@@ -236,6 +236,26 @@ extension Chapter05 {
         }
     }
 
+    static let sensorLaneName = Localized("sensor (main)", ja: "センサー（main）")
+
+    /// Starts `currentLocation()` in a task on `lane` and returns it once the sensor was asked
+    /// (each drawn on its lane); the sensor reports only when the part tells it to.
+    @MainActor
+    private static func firstRequest(_ context: ScenarioContext, bridge: LocationBridge, sensor: FakeLocationSensor,
+                                     lane: String) async throws -> Task<LocationFix, any Error> {
+        let requested = OneShotSignal()
+        sensor.onRequest = {
+            context.emit(.verbatim("requestLocation()"), lane: context.text(sensorLaneName))
+            requested.fire()
+        }
+        let request = Task {
+            context.emit(.verbatim("currentLocation()"), lane: lane)
+            return try await bridge.currentLocation()
+        }
+        try await requested.wait(Localized("the sensor was not asked", ja: "センサーに要求が届きませんでした"))
+        return request
+    }
+
     /// Part 1: one request; the first delegate call resumes, the later ones are ignored.
     @MainActor
     private static func storedContinuation(_ context: ScenarioContext) async throws {
@@ -244,17 +264,8 @@ extension Chapter05 {
                               ja: "1) bridge.currentLocation() を待ち、その後さらにデリゲートを \(late) 回呼ぶ:"))
         let sensor = FakeLocationSensor(), bridge = LocationBridge(sensor: sensor)
         let caller = context.text(Localized("caller", ja: "呼び出し側"))
-        let sensorLane = context.text(Localized("sensor (main)", ja: "センサー（main）"))
-        let requested = OneShotSignal()
-        sensor.onRequest = {
-            context.emit(.verbatim("requestLocation()"), lane: sensorLane)
-            requested.fire()
-        }
-        let request = Task {
-            context.emit(.verbatim("currentLocation()"), lane: caller)
-            return try await bridge.currentLocation()
-        }
-        try await requested.wait(Localized("the sensor was not asked", ja: "センサーに要求が届きませんでした"))
+        let sensorLane = context.text(sensorLaneName)
+        let request = try await firstRequest(context, bridge: bridge, sensor: sensor, lane: caller)
         context.emit(Localized("didUpdate \(LocationFix.sample(0)) → resumes, pending = nil", ja: "didUpdate \(LocationFix.sample(0)) → 再開し `pending = nil`"), lane: sensorLane)
         sensor.deliver(.sample(0))
         for index in 0..<late {
@@ -281,17 +292,8 @@ extension Chapter05 {
         let sensor = FakeLocationSensor(), bridge = LocationBridge(sensor: sensor)
         let first = context.text(Localized("first caller", ja: "1 番目の呼び出し側"))
         let second = context.text(Localized("second caller", ja: "2 番目の呼び出し側"))
-        let sensorLane = context.text(Localized("sensor (main)", ja: "センサー（main）"))
-        let requested = OneShotSignal()
-        sensor.onRequest = {
-            context.emit(.verbatim("requestLocation()"), lane: sensorLane)
-            requested.fire()
-        }
-        let firstRequest = Task {
-            context.emit(.verbatim("currentLocation()"), lane: first)
-            return try await bridge.currentLocation()
-        }
-        try await requested.wait(Localized("the sensor was not asked", ja: "センサーに要求が届きませんでした"))
+        let sensorLane = context.text(sensorLaneName)
+        let firstTask = try await firstRequest(context, bridge: bridge, sensor: sensor, lane: first)
         let secondRequest = Task {
             context.emit(.verbatim("currentLocation()"), lane: second)
             return try await bridge.currentLocation()
@@ -306,7 +308,7 @@ extension Chapter05 {
         }
         context.emit(Localized("didUpdate \(LocationFix.sample(0)) → resumes the first", ja: "didUpdate \(LocationFix.sample(0)) → 1 番目を再開"), lane: sensorLane)
         sensor.deliver(.sample(0))
-        let fix = try await firstRequest.value
+        let fix = try await firstTask.value
         context.emit(Localized("got \(fix)", ja: "\(fix) を受け取った"), lane: first)
         context.note("part 2 second", refusal)
         context.note("part 2 first", fix.description)
