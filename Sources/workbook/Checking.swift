@@ -18,9 +18,13 @@ struct Checking {
     func build() throws(BuildFailed) {
         let outcome: ChildProcess.Outcome
         do {
-            outcome = try ChildProcess(executable: URL(fileURLWithPath: "/usr/bin/env"),
-                                       arguments: ["swift", "build", "--package-path", workspace.root.path])
-                .run(timeoutSeconds: 1_800)
+            var build = ChildProcess(executable: URL(fileURLWithPath: "/usr/bin/env"),
+                                     arguments: ["swift", "build", "--package-path", workspace.root.path])
+            // Exactly the learner's environment: SwiftPM keeps one compiled manifest per package
+            // and compiles it again (about a second) whenever the environment differs from the
+            // last build's, so an added variable would cost that twice per check.
+            build.environment = ProcessInfo.processInfo.environment
+            outcome = try build.run(timeoutSeconds: 1_800)
         } catch {
             throw BuildFailed(diagnostics: "swift build: \(error)")
         }
