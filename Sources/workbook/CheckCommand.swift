@@ -7,19 +7,27 @@ enum CheckCommand {
     static func run(_ context: CommandContext) throws(UsageError) -> Int32 {
         var state = WorkbookState.load(context.workspace)
         let entry = try context.options.operands.isEmpty ? nextUnfinished(context, state: state) : context.entry()
+        guard let verdict = try check([entry], context, state: &state).first else { return 1 }
+        Console.line(StatusCommand.block(context, verdicts: context.cachedVerdicts(state)))
+        return verdict.status == .failing ? 1 : 0
+    }
+
+    /// Builds, then checks `entries` and prints each report — or the compiler's messages, and
+    /// no verdicts, when the learner's code does not compile. The verdicts are kept in `state`.
+    static func check(_ entries: [ExerciseCatalog.Entry], _ context: CommandContext, state: inout WorkbookState) throws(UsageError) -> [Verdict] {
         do {
             try context.checking.build()
         } catch {
+            let names = entries.map(\.id).joined(separator: ", ")
             Console.line(context.terminal.paint(context.t(Localized(
-                "\(entry.id): your code does not compile, so it was not checked:", ja: "\(entry.id): コードがコンパイルできないため、チェックしていません:")), .red))
+                "\(names): your code does not compile, so it was not checked:", ja: "\(names): コードがコンパイルできないため、チェックしていません:")), .red))
             Console.line(error.diagnostics)
-            return 1
+            return []
         }
-        guard let verdict = try context.checking.check([entry], state: &state, checks: context.checks).first else { return 1 }
+        let verdicts = try context.checking.check(entries, state: &state, checks: context.checks)
         state.save(context.workspace)
-        Console.line(verdict.report)
-        Console.line(StatusCommand.block(context, verdicts: context.cachedVerdicts(state)))
-        return verdict.status == .failing ? 1 : 0
+        for verdict in verdicts { Console.line(verdict.report) }
+        return verdicts
     }
 
     /// The first exercise not known to be done: failing ones first, then in the catalogue's order.

@@ -45,7 +45,10 @@ struct Checking {
                 blocks[blocks.count - 1].append(line)
             }
         }
-        let unique = blocks.filter { block in
+        // A block ends at its last line with text (the compiler's excerpt ends in blank lines,
+        // as many as happen to follow it in the log).
+        let trimmed = blocks.map { block in Array(block.reversed().drop { $0.trimmingCharacters(in: .whitespaces).isEmpty }.reversed()) }
+        let unique = trimmed.filter { block in
             guard !block[0].hasPrefix("error: emit-module command failed") else { return false }
             return seen.insert(block.joined(separator: "\n")).inserted
         }

@@ -6,6 +6,12 @@ import WorkbookCore
 enum HintCommand {
     static func run(_ context: CommandContext) throws(UsageError) -> Int32 {
         let entry = try context.entry()
+        show(entry, context, again: "swift run workbook hint \(entry.id)")
+        return 0
+    }
+
+    /// Prints the next hint for `entry`; `again` is how to ask for the one after it.
+    static func show(_ entry: ExerciseCatalog.Entry, _ context: CommandContext, again: String) {
         var state = WorkbookState.load(context.workspace)
         let failed = state.verdict(for: entry, in: context.workspace, checks: context.checks)
             .flatMap { $0.status == .failing ? $0.property : nil }
@@ -14,7 +20,7 @@ enum HintCommand {
         if shown.property != failed { shown = .init(count: 0, property: failed) }  // a new failure: its hints first
         guard !ordered.isEmpty else {
             Console.line(context.t(Localized("\(entry.id) has no hints.", ja: "\(entry.id) にはヒントがありません。")))
-            return 0
+            return
         }
         let index = min(shown.count, ordered.count - 1)
         let header = failed.map { Localized("Hint \(index + 1) of \(ordered.count) for \(entry.id) (it failed: \($0)):", ja: "\(entry.id) のヒント \(index + 1)/\(ordered.count)（失敗した性質: \($0)）:") }
@@ -24,11 +30,10 @@ enum HintCommand {
         if index == ordered.count - 1 {
             Console.line(context.t(Localized("That was the last one; all of them are in exercises/exercises.json.", ja: "これが最後のヒントです。すべてのヒントは exercises/exercises.json にあります。")))
         } else {
-            Console.line(context.terminal.paint(context.t(Localized("Again for the next: swift run workbook hint \(entry.id)", ja: "次のヒント: swift run workbook hint \(entry.id)")), .dim))
+            Console.line(context.terminal.paint(context.t(Localized("Again for the next: \(again)", ja: "次のヒント: \(again)")), .dim))
         }
         shown.count = index + 1
         state.hints[entry.id] = shown
         state.save(context.workspace)
-        return 0
     }
 }

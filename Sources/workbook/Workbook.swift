@@ -34,6 +34,7 @@ enum Workbook {
             switch options.command {
             case .status: return try StatusCommand.run(context)
             case .check: return try CheckCommand.run(context)
+            case .watch: return try WatchCommand.run(context)
             case .hint: return try HintCommand.run(context)
             case .reset: return try ResetCommand.run(context)
             case .solution: return try SolutionCommand.run(context)

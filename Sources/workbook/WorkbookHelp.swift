@@ -16,6 +16,21 @@ enum WorkbookHelp {
               `swift test --filter ExercisesTests.ID` と同じで、そのあと全体の状況を表示します。
               失敗またはコンパイルできないときの終了コードは 1 です。
             """)
+        case .watch: Localized("""
+            Usage: swift run workbook watch
+              Watches every exercise file and checks an exercise each time you save it (editors
+              that save by renaming a new file over the old one are seen too). A file that does
+              not compile shows the compiler's messages and the watch goes on.
+              Keys: q quits, r checks the last exercise again, h shows its next hint; Ctrl-D (end of
+              input) also quits. Piped input is read a line at a time.
+            """, ja: """
+            使い方: swift run workbook watch
+              すべての演習ファイルを監視し、保存するたびにその演習をチェックします（新しいファイルを
+              書いて名前を付け替える保存方式のエディタでも検出します）。コンパイルできないときは
+              コンパイラのメッセージを表示し、監視を続けます。
+              キー: q で終了、r で直前の演習をもう一度チェック、h でその次のヒント。Ctrl-D（入力の終わり）
+              でも終了します。パイプからの入力は 1 行ずつ読みます。
+            """)
         case .hint: Localized("""
             Usage: swift run workbook hint ID
               The next layer of hints for the exercise each time you ask, from a nudge to nearly the
@@ -69,6 +84,7 @@ enum WorkbookHelp {
         Usage: swift run workbook [COMMAND] [options]
           (no command)        every exercise with its status, and what to do next
           check [ID]          check one exercise (default: the next unfinished one)
+          watch               check an exercise each time you save it (q quits)
           hint ID             the next hint for an exercise
           reset ID            put the stub back (your file is kept in exercises/backups/)
           solution ID         the reference solution, once yours is done (--force: anyway)
@@ -81,6 +97,7 @@ enum WorkbookHelp {
         使い方: swift run workbook [コマンド] [オプション]
           （コマンドなし）    すべての演習の状態と、次にやること
           check [ID]          演習を 1 つチェック（省略時は次の未完了の演習）
+          watch               保存するたびにその演習をチェック（q で終了）
           hint ID             演習の次のヒント
           reset ID            スタブに戻す（あなたのファイルは exercises/backups/ に残します）
           solution ID         解答が完了したら参考解答を表示（--force: それでも表示）

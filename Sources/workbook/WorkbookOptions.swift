@@ -3,7 +3,7 @@ import WorkbookCore
 /// What `workbook` was asked to do: a command, its operands and the global flags.
 struct WorkbookOptions: Equatable {
     enum Command: String, CaseIterable {
-        case status, check, hint, reset, solution, progress, session, help
+        case status, check, watch, hint, reset, solution, progress, session, help
     }
 
     enum ProgressFormat: Equatable { case text, json, markdown }
@@ -61,7 +61,7 @@ struct WorkbookOptions: Equatable {
 
     private func validate() throws(ParseError) {
         let maxOperands: Int = switch command {
-        case .status, .progress, .help: 0
+        case .status, .watch, .progress, .help: 0
         case .check, .hint, .reset, .solution, .session: 1
         }
         if operands.count > maxOperands {

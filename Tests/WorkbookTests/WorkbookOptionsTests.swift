@@ -11,10 +11,11 @@ struct WorkbookOptionsTests {
         #expect(try WorkbookOptions.parse(["solution", "FanOut", "--force"]).force)
         #expect(try WorkbookOptions.parse(["progress", "--json"]).progressFormat == .json)
         #expect(try WorkbookOptions.parse(["hint", "--help"]).wantsHelp)
+        #expect(try WorkbookOptions.parse(["watch"]).command == .watch)
     }
 
     @Test("bad input is refused with a message: unknown command (with the closest), option, language, missing or extra operands, misplaced flags",
-          arguments: [["chek"], ["--bogus"], ["--lang", "fr"], ["--lang"], ["hint"], ["reset"], ["session"], ["hint", "A", "B"], ["status", "X"], ["check", "--force"], ["check", "--json"]])
+          arguments: [["chek"], ["--bogus"], ["--lang", "fr"], ["--lang"], ["hint"], ["reset"], ["session"], ["hint", "A", "B"], ["status", "X"], ["check", "--force"], ["check", "--json"], ["watch", "SafeCounter"], ["watch", "--force"]])
     func refused(_ arguments: [String]) {
         #expect(throws: WorkbookOptions.ParseError.self) { try WorkbookOptions.parse(arguments) }
     }
@@ -32,5 +33,7 @@ struct WorkbookOptionsTests {
         let log = "[1/3] Compiling Exercises\n\(block)\nerror: emit-module command failed with exit code 1\n\(block)\n[2/3] Compiling"
         let shown = Checking.diagnostics(in: log)
         #expect(shown == block)
+        // The same message once more at the log's end, followed by blank lines: still one.
+        #expect(Checking.diagnostics(in: log + "\n\(block)\n\n\n") == block)
     }
 }

@@ -1,0 +1,105 @@
+import Foundation
+import WorkbookCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What the learner types while `workbook watch` runs.
+///
+/// On a terminal one key is enough (`q` quits at once, no Enter): the terminal is put in
+/// non-canonical mode without echo, and put back however the watch ends — `q`, Ctrl-D, Ctrl-C or
+/// a termination signal. Piped input is read line by line (`q`, `quit`); its end quits.
+final class WatchInput: Sendable {
+    enum Key: Equatable, Sendable {
+        case quit
+        case recheck
+        case hint
+        case other(String)
+        /// End of input (Ctrl-D on a terminal, or the pipe closed).
+        case end
+    }
+
+    let fromTerminal: Bool
+
+    private init(fromTerminal: Bool) {
+        self.fromTerminal = fromTerminal
+    }
+
+    /// Starts reading standard input on a thread of its own; `received` is called for each key.
+    static func start(_ received: @escaping @Sendable (Key) -> Void) -> WatchInput {
+        let fromTerminal = isatty(STDIN_FILENO) == 1 && TerminalMode.enterKeyByKey()
+        let input = WatchInput(fromTerminal: fromTerminal)
+        Thread.detachNewThread {
+            if fromTerminal {
+                var byte: UInt8 = 0
+                while true {
+                    let count = read(STDIN_FILENO, &byte, 1)
+                    if count < 0 && errno == EINTR { continue }
+                    guard count == 1, byte != 4 else {  // 4: Ctrl-D
+                        received(.end)
+                        return
+                    }
+                    received(key(String(UnicodeScalar(byte))))
+                }
+            } else {
+                while let line = readLine(strippingNewline: true) {
+                    received(key(line))
+                }
+                received(.end)
+            }
+        }
+        return input
+    }
+
+    /// A key (a terminal) or a line (a pipe) as a command; Enter alone re-checks.
+    static func key(_ text: String) -> Key {
+        switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "q", "quit", "exit": .quit
+        case "r", "", "\n", "\r": .recheck
+        case "h", "hint": .hint
+        default: .other(text)
+        }
+    }
+
+    /// Puts the terminal back as it was.
+    func restore() {
+        if fromTerminal { TerminalMode.restore() }
+    }
+}
+
+/// The terminal's settings before the watch changed them, kept where a signal handler can reach.
+enum TerminalMode {
+    nonisolated(unsafe) private static var saved = termios()
+    nonisolated(unsafe) private static var changed = false
+
+    /// Non-canonical, no echo; signals (Ctrl-C) still work. False if the terminal refused.
+    static func enterKeyByKey() -> Bool {
+        var settings = termios()
+        guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return false }
+        saved = settings
+        settings.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        withUnsafeMutableBytes(of: &settings.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+        guard tcsetattr(STDIN_FILENO, TCSANOW, &settings) == 0 else { return false }
+        changed = true
+        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+            signal(signalNumber) { number in
+                TerminalMode.restore()
+                signal(number, SIG_DFL)
+                raise(number)
+            }
+        }
+        return true
+    }
+
+    static func restore() {
+        guard changed else { return }
+        var settings = saved
+        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+        changed = false
+    }
+}
