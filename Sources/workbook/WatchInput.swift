@@ -44,9 +44,21 @@ final class WatchInput: Sendable {
                     received(key(String(UnicodeScalar(byte))))
                 }
             } else {
-                while let line = readLine(strippingNewline: true) {
-                    received(key(line))
+                // Lines read with `read`, not C stdio's `readLine`: a thread blocked in
+                // `readLine` holds stdin's lock, and `Console`'s `fflush(nil)` would wait for it.
+                var pending: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 4_096)
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+                    if count < 0 && errno == EINTR { continue }
+                    guard count > 0 else { break }
+                    pending += buffer[..<count]
+                    while let newline = pending.firstIndex(of: 10) {
+                        received(key(String(decoding: pending[..<newline], as: UTF8.self)))
+                        pending.removeSubrange(...newline)
+                    }
                 }
+                if !pending.isEmpty { received(key(String(decoding: pending, as: UTF8.self))) }
                 received(.end)
             }
         }

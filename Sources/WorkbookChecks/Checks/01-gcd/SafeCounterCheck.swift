@@ -87,7 +87,7 @@ public enum SafeCounterCheck {
                 firstStale.withLock { stale in
                     if stale == nil {
                         stale = (sequence, Localized(
-                            "A thread incremented \"\(page)\" for the \(expected)th time and then \(call) returned \(value). Only that thread writes \"\(page)\", so the read missed a write that had already returned.",
+                            "A thread incremented \"\(page)\" for the \(Localized.ordinal(expected).en) time and then \(call) returned \(value). Only that thread writes \"\(page)\", so the read missed a write that had already returned.",
                             ja: "あるスレッドが \"\(page)\" を \(expected) 回目に増やした直後、\(call) が \(value) を返しました。\"\(page)\" に書くのはそのスレッドだけなので、すでに戻った書き込みを読み取りが見落としています。"))
                     }
                 }

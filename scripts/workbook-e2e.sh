@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# `workbook` end to end, as a learner uses it, on this checkout (CI runs it on a fresh clone):
+# status on untouched stubs, an exercise solved, progress as JSON, reset with a backup that
+# diffs equal, watch noticing a rename-save and quitting on q, a file that does not compile,
+# bad arguments, --help everywhere, and a chapter's timeline written as an SVG.
+# The exercise files and exercises/backups are put back as they were on exit.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export NO_COLOR=1
+work=$(mktemp -d)
+cp -r exercises/Exercises "$work/Exercises"
+had_backups=$([ -d exercises/backups ] && echo yes || echo no)
+[ "$had_backups" = yes ] && cp -r exercises/backups "$work/backups"
+cleanup() {
+    [ -n "${watch_pid:-}" ] && kill "$watch_pid" 2>/dev/null
+    rm -rf exercises/Exercises && cp -r "$work/Exercises" exercises/Exercises
+    rm -rf exercises/backups
+    [ "$had_backups" = yes ] && cp -r "$work/backups" exercises/backups
+    rm -rf "$work"
+}
+trap cleanup EXIT
+failures=0
+fail() { echo "E2E FAIL: $*"; failures=$((failures + 1)); }
+pass() { echo "ok: $*"; }
+wb() { swift run --skip-build workbook "$@"; }
+
+swift build >/dev/null 2>&1 || { echo "E2E: swift build failed"; exit 1; }
+exercises=$(grep -c '"id":' exercises/exercises.json)
+stub=exercises/Exercises/01-gcd/SafeCounter.swift
+reference=exercises/Solutions/01-gcd/SafeCounter.swift
+
+# 1. Untouched stubs: every exercise not started.
+rm -rf .build/workbook
+out=$(wb 2>&1); status=$?
+[ $status -eq 0 ] && grep -q "0 done, 0 failing, $exercises not started" <<<"$out" \
+    && pass "status: $exercises not started" || fail "status on stubs (exit $status): $out"
+
+# 2. Solve one: done in the status and in progress --json.
+cp "$reference" "$stub"
+out=$(wb 2>&1)
+grep -q "1 done, 0 failing" <<<"$out" && pass "status: SafeCounter done" || fail "status after solving: $out"
+wb progress --json > "$work/progress.json"
+python3 - "$work/progress.json" <<'EOF' && pass "progress --json: SafeCounter done, schema 1" || fail "progress --json"
+import json, sys
+data = json.load(open(sys.argv[1]))
+assert data["schema"] == 1, data.get("schema")
+entry = next(e for e in data["exercises"] if e["id"] == "SafeCounter")
+assert entry["status"] == "done", entry
+assert data["counts"]["done"] == 1, data["counts"]
+EOF
+
+# 3. Reset keeps a backup equal to what the learner had; a second reset leaves the stub alone.
+echo "// the learner's own note" >> "$stub"
+cp "$stub" "$work/learner.swift"
+wb reset SafeCounter >/dev/null 2>&1
+backup=$(ls -t exercises/backups/SafeCounter-*.swift 2>/dev/null | head -1)
+[ -n "$backup" ] && diff -q "$backup" "$work/learner.swift" >/dev/null \
+    && pass "reset: backup $backup equals the learner's file" || fail "reset: no backup equal to the learner's file"
+diff -q "$stub" "$work/Exercises/01-gcd/SafeCounter.swift" >/dev/null && pass "reset: the stub is back" || fail "reset: the stub is not back"
+count=$(ls exercises/backups | wc -l)
+out=$(wb reset SafeCounter 2>&1)
+[ "$(ls exercises/backups | wc -l)" -eq "$count" ] && pass "reset of an untouched stub: no new backup ($out)" || fail "reset of the stub made a backup"
+
+# 4. Watch: a rename-save is noticed within 2 s; q quits with exit 0.
+fifo="$work/keys"; mkfifo "$fifo"
+wb watch < "$fifo" > "$work/watch.log" 2>&1 &
+watch_pid=$!
+exec 3>"$fifo"
+for _ in $(seq 1 100); do grep -q "Watching" "$work/watch.log" && break; sleep 0.1; done
+sed 's/counts\[page, default: 0\] += 1/counts[page, default: 0] += 0/' "$reference" > "$work/next.swift"
+mv "$work/next.swift" "$stub"
+saved=$(date +%s%N)
+noticed=""
+for _ in $(seq 1 50); do
+    if grep -q "── .* SafeCounter" "$work/watch.log"; then noticed=$(( ($(date +%s%N) - saved) / 1000000 )); break; fi
+    sleep 0.05
+done
+[ -n "$noticed" ] && [ "$noticed" -le 2000 ] && pass "watch noticed a rename-save in $noticed ms" || fail "watch did not notice a rename-save within 2 s"
+for _ in $(seq 1 300); do grep -qE "Exercises: |does not compile" "$work/watch.log" && break; sleep 0.1; done
+echo q >&3
+exec 3>&-
+wait "$watch_pid"; status=$?; watch_pid=""
+[ $status -eq 0 ] && grep -q "Stopped watching" "$work/watch.log" && pass "watch quit on q (exit 0)" || fail "watch on q: exit $status"
+grep -q "SafeCounter — failing" "$work/watch.log" && pass "watch: the wrong answer failed" || fail "watch: no failing verdict: $(cat "$work/watch.log")"
+
+# 5. A file that does not compile: the compiler's message, exit 1, the others still listed.
+printf 'import ExerciseKit\nlet broken: Int = "no"\n' > "$stub"
+out=$(wb check SafeCounter 2>&1); status=$?
+[ $status -eq 1 ] && grep -q "error: cannot convert" <<<"$out" && pass "check on code that does not compile: message, exit 1" || fail "check on broken code (exit $status)"
+out=$(wb 2>&1); status=$?
+[ $status -eq 1 ] && grep -q "ReadersWriters" <<<"$out" && pass "status on broken code: others still listed, exit 1" || fail "status on broken code (exit $status)"
+cp "$work/Exercises/01-gcd/SafeCounter.swift" "$stub"
+
+# 6. Bad arguments exit 2; --help on every command exits 0.
+for args in "chek" "hint" "hint NoSuchExercise" "check --force" "progress --yaml" "--lang fr" "watch SafeCounter" "session"; do
+    # shellcheck disable=SC2086
+    wb $args >/dev/null 2>&1; status=$?
+    [ $status -eq 2 ] && pass "'workbook $args' exits 2" || fail "'workbook $args' exited $status, not 2"
+done
+for command in "" check watch hint reset solution progress session; do
+    # shellcheck disable=SC2086
+    wb $command --help >/dev/null 2>&1 && pass "'workbook $command --help'" || fail "'workbook $command --help' failed"
+done
+
+# 7. A chapter's timeline as an SVG that parses.
+svg="$work/timeline.svg"
+if swift run --skip-build ch01-gcd --run 1 --svg "$svg" >/dev/null 2>&1; then
+    python3 -c "import sys, xml.etree.ElementTree as ET; root = ET.parse(sys.argv[1]).getroot(); assert root.tag.endswith('svg') and root.get('viewBox')" "$svg" \
+        && pass "ch01-gcd --run 1 --svg: parses" || fail "the SVG does not parse"
+else
+    fail "ch01-gcd --run 1 --svg failed"
+fi
+
+echo
+[ $failures -eq 0 ] && echo "E2E: all passed" || echo "E2E: $failures failed"
+[ $failures -eq 0 ]
