@@ -57,3 +57,33 @@ for path in 04-async-await/CompletionToAsync 04-async-await/OrderedThumbnails 04
     for i in 1 2 3 4 5; do alone+=("$(seconds "$scratch/debug/exercise-runner" "$id" --reference)"); done
     echo "  the check alone (exercise-runner $id --reference): ${alone[*]} s, median $(printf '%s\n' "${alone[@]}" | median) s"
 done
+# `workbook`: check after an edit (through `swift run`, as the README says), beside
+# `swift test --filter` on the same edit, and watch: save → verdict printed.
+cp exercises/Solutions/01-gcd/SafeCounter.swift "$exercise.answer"
+measure_workbook() {
+    local times=()
+    for i in 1 2 3 4 5; do
+        cp "$exercise.answer" "$exercise"
+        echo "// bench edit $i $(date +%s%N)" >> "$exercise"
+        times+=("$(seconds swift run --scratch-path "$scratch" workbook check SafeCounter)")
+    done
+    echo "${times[*]} s, median $(printf '%s\n' "${times[@]}" | median) s"
+}
+echo "edit → verdict, swift run workbook check SafeCounter (answer): $(measure_workbook)"
+echo "edit → verdict, swift test --filter (answer, same edits):       $(measure_edits "$exercise.answer")"
+watch_log=$(mktemp); keys=$(mktemp -u); mkfifo "$keys"
+"$scratch/debug/workbook" watch < "$keys" > "$watch_log" 2>&1 &
+watch_pid=$!
+exec 3>"$keys"
+for _ in $(seq 1 100); do grep -q "Watching" "$watch_log" && break; sleep 0.1; done
+watch_times=()
+for i in 1 2 3 4 5; do
+    before=$(grep -c "^Exercises: " "$watch_log")
+    cp "$exercise.answer" "$exercise.new"; echo "// bench watch $i $(date +%s%N)" >> "$exercise.new"
+    start=$(date +%s.%N); mv "$exercise.new" "$exercise"
+    while [ "$(grep -c "^Exercises: " "$watch_log")" -eq "$before" ]; do sleep 0.02; done
+    watch_times+=("$(echo "$(date +%s.%N) - $start" | awk '{printf "%.1f", $1 - $3}')")
+done
+echo q >&3; exec 3>&-; wait "$watch_pid"; rm -f "$keys" "$watch_log" "$exercise.answer"
+echo "save → verdict in workbook watch (rename-save of the answer): ${watch_times[*]} s, median $(printf '%s\n' "${watch_times[@]}" | median) s"
+cp "$backup" "$exercise"

@@ -19,7 +19,7 @@ struct Checking {
         let outcome: ChildProcess.Outcome
         do {
             var build = ChildProcess(executable: URL(fileURLWithPath: "/usr/bin/env"),
-                                     arguments: ["swift", "build", "--package-path", workspace.root.path])
+                                     arguments: ["swift", "build", "--package-path", workspace.root.path] + Self.buildFolderArguments())
             // Exactly the learner's environment: SwiftPM keeps one compiled manifest per package
             // and compiles it again (about a second) whenever the environment differs from the
             // last build's, so an added variable would cost that twice per check.
@@ -31,6 +31,19 @@ struct Checking {
         guard outcome.termination != .exited(0) else { return }
         let log = (outcome.standardOutput + "\n" + outcome.standardError).replacingOccurrences(of: workspace.root.path + "/", with: "")
         throw BuildFailed(diagnostics: Self.diagnostics(in: log))
+    }
+
+    /// The runners are found beside this program, so they are built where it was: its scratch
+    /// path and configuration (`swift run --scratch-path .build-x -c release workbook` builds the
+    /// runners there too, not in `.build/debug`). SwiftPM puts a product at
+    /// `<scratch>/<triple>/<configuration>/<name>`.
+    static func buildFolderArguments(executable: URL = ChildProcess.currentExecutable) -> [String] {
+        let configurationFolder = executable.resolvingSymlinksInPath().deletingLastPathComponent()
+        let scratch = configurationFolder.deletingLastPathComponent().deletingLastPathComponent()
+        let configuration = configurationFolder.lastPathComponent
+        guard ["debug", "release"].contains(configuration),
+              FileManager.default.fileExists(atPath: scratch.appendingPathComponent("workspace-state.json").path) else { return [] }
+        return ["--scratch-path", scratch.path, "-c", configuration]
     }
 
     /// The compiler's messages in a build log, each once (the driver reports an error both when

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import workbook
 
@@ -35,5 +36,18 @@ struct WorkbookOptionsTests {
         #expect(shown == block)
         // The same message once more at the log's end, followed by blank lines: still one.
         #expect(Checking.diagnostics(in: log + "\n\(block)\n\n\n") == block)
+    }
+
+    @Test("the runners are built where this program was built: its scratch path and configuration")
+    func buildFolder() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("scratch-\(UUID().uuidString)")
+        let products = scratch.appendingPathComponent("x86_64-unknown-linux-gnu/release")
+        try FileManager.default.createDirectory(at: products, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        // Not a SwiftPM scratch folder (no workspace-state.json): SwiftPM's defaults.
+        #expect(Checking.buildFolderArguments(executable: products.appendingPathComponent("workbook")).isEmpty)
+        try Data("{}".utf8).write(to: scratch.appendingPathComponent("workspace-state.json"))
+        #expect(Checking.buildFolderArguments(executable: products.appendingPathComponent("workbook"))
+                == ["--scratch-path", scratch.resolvingSymlinksInPath().path, "-c", "release"])
     }
 }
