@@ -15,8 +15,9 @@ enum CheckCommand {
     /// Builds, then checks `entries` and prints each report — or the compiler's messages, and
     /// no verdicts, when the learner's code does not compile. The verdicts are kept in `state`.
     static func check(_ entries: [ExerciseCatalog.Entry], _ context: CommandContext, state: inout WorkbookState) throws(UsageError) -> [Verdict] {
+        let built: Checking.Built
         do {
-            try context.checking.build()
+            built = try context.checking.buildRecordingFiles()
         } catch {
             let names = entries.map(\.id).joined(separator: ", ")
             Console.line(context.terminal.paint(context.t(Localized(
@@ -24,7 +25,7 @@ enum CheckCommand {
             Console.line(error.diagnostics)
             return []
         }
-        let verdicts = try context.checking.check(entries, state: &state, checks: context.checks)
+        let verdicts = try context.checking.check(entries, built: built, state: &state, checks: context.checks)
         state.save(context.workspace)
         for verdict in verdicts { Console.line(verdict.report) }
         return verdicts

@@ -80,9 +80,24 @@ struct Checking {
         return ExerciseChecker(packageRoot: workspace.root, catalog: workspace.catalog, runner: runner, terminal: terminal, language: language)
     }
 
+    /// What was built: each exercise file's fingerprint, taken before the build, so a verdict
+    /// is cached for the code that was compiled — a save during the check makes the file differ
+    /// from it, and the exercise is checked again next time.
+    struct Built {
+        let fingerprints: [String: String]
+    }
+
+    /// Fingerprints the exercise files, then builds (`build()`).
+    func buildRecordingFiles() throws(BuildFailed) -> Built {
+        let fingerprints = Dictionary(workspace.catalog.exercises.compactMap { entry in workspace.fingerprint(of: entry.file).map { (entry.id, $0) } },
+                                      uniquingKeysWith: { first, _ in first })
+        try build()
+        return Built(fingerprints: fingerprints)
+    }
+
     /// Checks `entries` (two at a time on two cores, as `swift test` does), records each verdict
     /// in `state`, and returns them in the order given.
-    func check(_ entries: [ExerciseCatalog.Entry], state: inout WorkbookState, checks: String) throws(UsageError) -> [Verdict] {
+    func check(_ entries: [ExerciseCatalog.Entry], built: Built, state: inout WorkbookState, checks: String) throws(UsageError) -> [Verdict] {
         let checker = try checker()
         let verdicts = Locked<[String: Verdict]>([:])
         DispatchQueue.concurrentPerform(iterations: entries.count) { index in
@@ -93,7 +108,7 @@ struct Checking {
         state.checks = checks
         return entries.compactMap { entry in
             guard let verdict = found[entry.id] else { return nil }
-            if let file = workspace.fingerprint(of: entry.file) {
+            if let file = built.fingerprints[entry.id] {
                 state.verdicts[entry.id] = .init(file: file, status: verdict.status, property: verdict.failedProperty, checkedAt: Date())
             }
             return verdict

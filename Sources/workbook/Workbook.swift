@@ -80,13 +80,14 @@ struct CommandContext {
         Console.error(terminal.paint(t(Localized(
             "Checking \(stale.count) exercise(s) changed since their last check (swift build, then each check)…",
             ja: "前回のチェックから変わった演習 \(stale.count) 件をチェックしています（swift build のあと、1 件ずつ）…")), .dim))
+        let built: Checking.Built
         do {
-            try checking.build()
+            built = try checking.buildRecordingFiles()
         } catch {
             return (verdicts, error.diagnostics)
         }
         do {
-            for verdict in try checking.check(stale, state: &state, checks: checks) { verdicts[verdict.exercise] = verdict }
+            for verdict in try checking.check(stale, built: built, state: &state, checks: checks) { verdicts[verdict.exercise] = verdict }
         } catch {
             return (verdicts, error.message.text(language))
         }
