@@ -17,7 +17,7 @@ enum SessionCommand {
               let text = context.workspace.contents(of: "\(folder)/\(file)") else {
             let have = files.filter { $0.first?.isNumber == true }.sorted().joined(separator: ", ")
             throw UsageError(message: Localized("no session plan for chapter \(String(format: "%02d", number)) (there are: \(have))",
-                                                ja: "第 \(String(format: "%02d", number)) 章のセッション計画はありません（あるもの: \(have)）"))
+                                                ja: "第 \(String(format: "%02d", number)) 章の進行台本はありません（あるもの: \(have)）"))
         }
         Console.line(text)
         return 0

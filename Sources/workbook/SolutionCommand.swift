@@ -20,7 +20,7 @@ enum SolutionCommand {
         if !done {
             Console.error(context.terminal.paint(context.t(Localized(
                 "--force: the reference for an exercise you have not finished. Reading it first takes away the part where you find the bug.",
-                ja: "--force: まだ終えていない演習の参考解答です。先に読むと、バグを自分で見つける部分がなくなります。")), .yellow))
+                ja: "--force: まだ終えていない演習の模範解答です。先に読むと、バグを自分で見つける部分がなくなります。")), .yellow))
         }
         Console.line(context.terminal.paint("// \(entry.solutionFile)", .dim))
         Console.line(solution)

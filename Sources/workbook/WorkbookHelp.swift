@@ -55,7 +55,7 @@ enum WorkbookHelp {
               warning.
             """, ja: """
             使い方: swift run workbook solution ID [--force]
-              あなたの解答が完了したら参考解答を表示します。--force を付けると、警告とともにそれでも表示します。
+              あなたの解答が完了したら模範解答を表示します。--force を付けると、警告とともにそれでも表示します。
             """)
         case .progress: Localized("""
             Usage: swift run workbook progress [--json | --markdown]
@@ -74,7 +74,7 @@ enum WorkbookHelp {
               --lang ja).
             """, ja: """
             使い方: swift run workbook session NN
-              第 NN 章のファシリテーター向けセッション計画を表示します（docs/sessions/、日本語は --lang ja）。
+              第 NN 章の進行台本（ファシリテーター向け）を表示します（docs/sessions/、日本語は --lang ja）。
             """)
         }
         return text.text(language)
@@ -100,9 +100,9 @@ enum WorkbookHelp {
           watch               保存するたびにその演習をチェック（q で終了）
           hint ID             演習の次のヒント
           reset ID            スタブに戻す（あなたのファイルは exercises/backups/ に残します）
-          solution ID         解答が完了したら参考解答を表示（--force: それでも表示）
+          solution ID         解答が完了したら模範解答を表示（--force: それでも表示）
           progress            ファシリテーター向けの状態（--json、--markdown）
-          session NN          第 NN 章のファシリテーター向け計画
+          session NN          第 NN 章の進行台本（ファシリテーター向け）
         オプション: --lang en|ja、--no-color、--help（コマンドの後にも付けられます）。
         状態は .build/workbook/state.json に保存します（消しても問題ありません）。ファイルが変わった演習は
         もう一度チェックします。終了コード: 0 正常、1 失敗またはコンパイル不可、2 使い方の誤り。
