@@ -28,6 +28,9 @@ public struct Timeline: Sendable {
     /// How much of the width must stay proportional to time (0…1) before labels give way to
     /// legend markers, measured against the scale one-letter markers alone allow.
     public var minimumTimeScale = 0.6
+    /// Empty cells kept after a label or marker before the next mark on its lane (a picture
+    /// wants room to breathe; a terminal has none to spare).
+    var labelGap = 0
 
     public enum Axis: Sendable { case time, steps }
 
@@ -157,7 +160,7 @@ public struct Timeline: Sendable {
         let last = events.map(\.time).max() ?? 0
 
         let marks = Self.marks(events, language)
-        let layout = Layout.fit(marks, width: width, first: first, span: max(1, last - first), minimumScale: minimumTimeScale)
+        let layout = Layout.fit(marks, width: width, first: first, span: max(1, last - first), minimumScale: minimumTimeScale, gap: labelGap)
         let markers = Self.markers(for: marks, labelled: layout.labelled, avoiding: Set(marks.map(\.text)))
 
         // Each text goes after its mark where its cells hold no mark and no earlier text: all of
@@ -260,7 +263,7 @@ public struct Timeline: Sendable {
         /// True when even one-letter markers and no regard for time could not keep marks apart.
         var crowded = false
 
-        static func fit(_ marks: [Mark], width: Int, first: UInt64, span: UInt64, minimumScale: Double) -> Layout {
+        static func fit(_ marks: [Mark], width: Int, first: UInt64, span: UInt64, minimumScale: Double, gap: Int = 0) -> Layout {
             let fractions = marks.map { Double($0.time - first) / Double(span) }
             var labelled = Set(marks.map(\.text).filter { !$0.isEmpty })
 
@@ -279,8 +282,9 @@ public struct Timeline: Sendable {
                     columns[index] = column
                     previous = column
                     let room = mark.text.isEmpty ? 0 : labelled.contains(mark.text) ? displayWidth(mark.text) : 1
-                    next[mark.lane] = column + 1 + (mark.kind == .close ? 0 : room)
-                    if next[mark.lane]! > width && !clamped { return nil }
+                    let end = column + 1 + (mark.kind == .close ? 0 : room)  // past the mark and its text
+                    if end > width && !clamped { return nil }
+                    next[mark.lane] = end + (room > 0 ? gap : 0)
                 }
                 return columns
             }
