@@ -14,6 +14,8 @@ public struct ChapterOptions: Equatable, Sendable {
     public var language: Language?
     public var noColor = false
     public var seed: UInt64 = 1
+    /// With `--run`: where to write the run's timeline as an SVG picture.
+    public var svgPath: String?
 
     public init() {}
 
@@ -67,8 +69,16 @@ public struct ChapterOptions: Equatable, Sendable {
                 options.action = .run(number: number, knobs: knobs)
             case "--child":
                 options.action = .child(name: try value(for: argument))
+            case "--svg":
+                options.svgPath = try value(for: argument)
             default:
                 throw ParseError(message: Localized("unknown option '\(argument)'", ja: "不明なオプション '\(argument)'"))
+            }
+        }
+        if options.svgPath != nil {
+            guard case .run = options.action else {
+                throw ParseError(message: Localized("--svg needs --run N: it writes the timeline of that run",
+                                                    ja: "--svg は --run N と一緒に指定します（その実行のタイムラインを書き出します）"))
             }
         }
         return options

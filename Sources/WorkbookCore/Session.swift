@@ -14,6 +14,10 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
     var language: Language
     var showsTimeline = true
     let seed: UInt64
+    /// `--svg PATH` of a one-shot run.
+    let svgPath: String?
+    /// The last run of each scenario in this session, by number, for `svg N PATH`.
+    var lastRuns: [Int: LastRun] = [:]
     var terminal: Terminal
     let write: @Sendable (String) -> Void
 
@@ -41,6 +45,7 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
         self.chapter = chapter
         self.language = options.language ?? Language.fromEnvironment(environment)
         self.seed = options.seed
+        self.svgPath = options.svgPath
         var terminal = terminal
         if options.noColor { terminal.usesColor = false }
         self.terminal = terminal
@@ -72,7 +77,9 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
                 writeError(t(error.message))
                 return 2
             }
-            return run(number, knobs: knobs) ? 0 : 1
+            let succeeded = run(number, knobs: knobs)
+            if let svgPath, !saveTimeline(of: number, to: svgPath, inREPL: false) { return 1 }
+            return succeeded ? 0 : 1
         case .child:
             return 2
         }
@@ -153,6 +160,8 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
             } else {
                 replayExercise(arguments[0], arguments[1])
             }
+        case "svg":
+            svgCommand(line)
         case "timeline":
             switch arguments.first?.lowercased() {
             case "on": showsTimeline = true
@@ -249,9 +258,11 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
                 return String(describing: error)
             }
         }
+        let events = context.trace.events
+        lastRuns[number] = LastRun(events: events, knobText: knobText)
         if showsTimeline {
             write("")
-            write(Timeline(terminal: terminal).render(context.trace.events, language: language))
+            write(Timeline(terminal: terminal).render(events, language: language))
         }
         switch outcome {
         case .some(nil):
@@ -312,6 +323,7 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
           play N                  play game N: pick which task runs at each step
           replay N TOKEN          replay a game's schedule from its token
           replay Exercise C:TOKEN replay an exercise check's failing schedule (case C)
+          svg N PATH              write scenario N's last timeline to PATH (SVG picture)
           timeline on|off         draw the timeline after each run
           lang en|ja              switch language
           help                    this text
@@ -327,6 +339,7 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
           play N                  ゲーム N: 各ステップで実行するタスクを選ぶ
           replay N トークン       ゲームのスケジュールをトークンから再現
           replay 演習名 C:トークン 演習のチェックで失敗したスケジュール（ケース C）を再現
+          svg N パス              シナリオ N の最後の実行のタイムラインを SVG 画像で保存
           timeline on|off         実行後のタイムライン表示を切り替える
           lang en|ja              言語を切り替える
           help                    このヘルプ
@@ -343,12 +356,13 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
           (no options)       interactive: type 'help' for commands; reads piped input line by line
           --list             list the scenarios
           --run N [k=v …]    run scenario N once, with optional knobs
+          --svg PATH         with --run: also write the run's timeline to PATH (SVG picture)
           --all              run every scenario with default knobs
           --lang en|ja       language (default: from LANG)
           --no-color         plain output (also: NO_COLOR=1, or output not a terminal)
           --seed S           seed for scenarios that choose at random (default 1)
           --help             this text
-        Exit status: 0 ok, 1 a scenario failed, 2 bad usage.
+        Exit status: 0 ok, 1 a scenario failed or the picture could not be written, 2 bad usage.
         """, ja: """
         \(e) — \(chapter.title.ja)
 
@@ -356,12 +370,13 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
           （オプションなし） 対話モード: 'help' でコマンド一覧。パイプ入力は 1 行ずつ実行
           --list             シナリオ一覧
           --run N [k=v …]    シナリオ N を 1 回実行（パラメータ指定可）
+          --svg パス         --run と一緒に: その実行のタイムラインを SVG 画像でパスに保存
           --all              全シナリオを既定のパラメータで実行
           --lang en|ja       言語（既定: LANG から）
           --no-color         色なし（NO_COLOR=1 や端末以外への出力でも同じ）
           --seed S           ランダムに選ぶシナリオのシード（既定 1）
           --help             このヘルプ
-        終了コード: 0 正常、1 シナリオ失敗、2 使い方の誤り
+        終了コード: 0 正常、1 シナリオ失敗または画像を保存できなかった、2 使い方の誤り
         """))
     }
 }

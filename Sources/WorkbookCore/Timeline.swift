@@ -28,6 +28,9 @@ public struct Timeline: Sendable {
     /// How much of the width must stay proportional to time (0…1) before labels give way to
     /// legend markers, measured against the scale one-letter markers alone allow.
     public var minimumTimeScale = 0.6
+    /// Empty cells kept after a label or marker before the next mark on its lane (a picture
+    /// wants room to breathe; a terminal has none to spare).
+    var labelGap = 0
 
     public enum Axis: Sendable { case time, steps }
 
@@ -55,58 +58,163 @@ public struct Timeline: Sendable {
         guard !events.isEmpty else {
             return Localized("(nothing was recorded)", ja: "（記録なし）").text(language)
         }
-        let events = events.sorted { $0.sequence < $1.sequence }
-        let lanes = orderedLanes(events)
-        // Lanes are told apart by their English name; each is drawn in the learner's language.
-        var laneNames: [String: String] = [:]
-        for event in events where laneNames[event.lane] == nil { laneNames[event.lane] = event.lane(in: language) }
-        let laneWidth = min(maxLaneWidth, lanes.map { displayWidth(laneNames[$0] ?? $0) }.max() ?? 4)
-        let width = max(20, terminal.width - laneWidth - 2)
-        let first = events.map(\.time).min() ?? 0
-        let last = events.map(\.time).max() ?? 0
-
-        let marks = Self.marks(events, language)
-        let layout = Layout.fit(marks, width: width, first: first, span: max(1, last - first), minimumScale: minimumTimeScale)
-        let markers = Self.markers(for: marks, labelled: layout.labelled, avoiding: Set(marks.map(\.text)))
+        let drawing = drawing(events, language: language)
+        let (width, columns) = (drawing.width, drawing.columns)
 
         // The lanes: bars first, then the marks on top, then the labels and markers beside them.
         var rows: [String: [String]] = [:]  // one display cell each; "" follows a wide character
-        for lane in lanes { rows[lane] = Array(repeating: glyphs.idle, count: width) }
-        for (index, mark) in marks.enumerated() where mark.kind == .open {
-            let end = mark.partner.map { layout.columns[$0] } ?? width - 1
-            for column in layout.columns[index]...max(layout.columns[index], end) { rows[mark.lane]![column] = glyphs.bar }
+        for lane in drawing.lanes { rows[lane] = Array(repeating: glyphs.idle, count: width) }
+        for (index, mark) in drawing.marks.enumerated() where mark.kind == .open {
+            for column in columns[index]...drawing.spanEnd(index) { rows[mark.lane]![column] = glyphs.bar }
         }
-        for (index, mark) in marks.enumerated() {
+        for (index, mark) in drawing.marks.enumerated() {
             let glyph: String = switch mark.kind {
             case .point: glyphs.point
             case .open: glyphs.open
             case .close, .closeAlone: glyphs.close
             }
-            rows[mark.lane]![layout.columns[index]] = glyph
+            rows[mark.lane]![columns[index]] = glyph
         }
-        for (index, mark) in marks.enumerated() where !mark.text.isEmpty {
-            let text = layout.labelled.contains(mark.text) ? mark.text : markers[mark.text] ?? "?"
-            write(text, at: layout.columns[index] + 1, in: &rows[mark.lane]!)
+        for (index, mark) in drawing.marks.enumerated() {
+            if let text = drawing.texts[index] { write(text, at: columns[index] + 1, in: &rows[mark.lane]!) }
         }
 
         var lines: [String] = []
-        let startText = axis == .time ? "0" : axisLabel(first, language)
-        let endText = axis == .time ? formatDuration(nanoseconds: last - first) : axisLabel(last, language)
-        let gap = max(1, width - displayWidth(startText) - displayWidth(endText))
-        lines.append(terminal.paint(padded("", to: laneWidth) + "  " + startText + String(repeating: " ", count: gap) + endText, .dim))
-        for lane in lanes {
-            lines.append(terminal.paint(padded(shortened(laneNames[lane] ?? lane, to: laneWidth), to: laneWidth), .cyan) + "  " + rows[lane]!.joined())
+        let gap = max(1, width - displayWidth(drawing.startText) - displayWidth(drawing.endText))
+        lines.append(terminal.paint(padded("", to: drawing.laneWidth) + "  " + drawing.startText + String(repeating: " ", count: gap) + drawing.endText, .dim))
+        for lane in drawing.lanes {
+            lines.append(terminal.paint(padded(drawing.laneNames[lane]!, to: drawing.laneWidth), .cyan) + "  " + rows[lane]!.joined())
         }
-        lines += legendLines(marks, markers: markers, labelled: layout.labelled, language: language)
-        if layout.crowded {
+        var entries = drawing.legend.map { "\($0.marker) = \($0.label)" }
+        if drawing.unlettered {
+            entries.append(Localized("? = one of the other labels (see the list below)", ja: "? = ほかのラベルのどれか（下の一覧を参照）").text(language))
+        }
+        lines += Self.packed(entries, width: terminal.width)
+        if drawing.crowded {
             lines += wrap(Localized(
                 "(more events than this width can show apart: some marks share a cell; see the list below)",
                 ja: "（この幅では離して描けないほどイベントが多いため、同じ位置に重なった印があります。下の一覧を見てください）").text(language),
                 prefix: "  ", width: terminal.width)
         }
         lines.append("")
-        lines += listLines(events, laneWidth: laneWidth, first: first, language: language)
+        lines += listLines(drawing.events, laneWidth: drawing.laneWidth, first: drawing.first, language: language)
         return lines.joined(separator: "\n")
+    }
+
+    // MARK: Drawing
+
+    /// A trace laid out once, for every renderer: where each mark goes on a grid of cells, and
+    /// what is written beside it.
+    struct Drawing {
+        struct LegendEntry: Equatable {
+            let marker: String
+            let label: String
+        }
+
+        /// The events in the order they were recorded.
+        let events: [Trace.Event]
+        /// Lanes by English name: main first, then in order of first appearance.
+        let lanes: [String]
+        /// Each lane's name as drawn: in the learner's language, at most `laneWidth` cells.
+        let laneNames: [String: String]
+        /// Cells for the lane names.
+        let laneWidth: Int
+        /// Cells of the lane area, right of the names and two cells of space.
+        let width: Int
+        let marks: [Mark]
+        /// The cell of each mark.
+        let columns: [Int]
+        /// What is written from the cell right after each mark: its label or its legend marker.
+        /// Nil for a span's end, and where a crowded drawing has no room.
+        let texts: [String?]
+        /// The labels drawn as markers, in order of first use (those with a letter).
+        let legend: [LegendEntry]
+        /// More labels than letters: the rest share the marker "?".
+        let unlettered: Bool
+        /// Even markers alone could not keep the marks apart: some share a cell.
+        let crowded: Bool
+        let first: UInt64
+        let last: UInt64
+        /// The ends of the axis: "0" and the duration, or the first and last step.
+        let startText: String
+        let endText: String
+
+        /// The last cell of the bar of the span that mark `index` opens: its end's, or the last
+        /// cell of the lane area for a span that never ended.
+        func spanEnd(_ index: Int) -> Int {
+            max(columns[index], marks[index].partner.map { columns[$0] } ?? width - 1)
+        }
+    }
+
+    /// Lays out non-empty `events` for this terminal's width.
+    func drawing(_ events: [Trace.Event], language: Language) -> Drawing {
+        let events = events.sorted { $0.sequence < $1.sequence }
+        let lanes = orderedLanes(events)
+        // Lanes are told apart by their English name; each is drawn in the learner's language.
+        var laneNames: [String: String] = [:]
+        for event in events where laneNames[event.lane] == nil { laneNames[event.lane] = event.lane(in: language) }
+        let laneWidth = min(maxLaneWidth, lanes.map { displayWidth(laneNames[$0] ?? $0) }.max() ?? 4)
+        for (lane, name) in laneNames { laneNames[lane] = shortened(name, to: laneWidth) }
+        let width = max(20, terminal.width - laneWidth - 2)
+        let first = events.map(\.time).min() ?? 0
+        let last = events.map(\.time).max() ?? 0
+
+        let marks = Self.marks(events, language)
+        let layout = Layout.fit(marks, width: width, first: first, span: max(1, last - first), minimumScale: minimumTimeScale, gap: labelGap)
+        let markers = Self.markers(for: marks, labelled: layout.labelled, avoiding: Set(marks.map(\.text)))
+
+        // Each text goes after its mark where its cells hold no mark and no earlier text: all of
+        // it or nothing (the layout leaves room, so nothing is only possible when crowded).
+        var taken: [String: Set<Int>] = [:]
+        for (index, mark) in marks.enumerated() { taken[mark.lane, default: []].insert(layout.columns[index]) }
+        var texts = [String?](repeating: nil, count: marks.count)
+        for (index, mark) in marks.enumerated() where !mark.text.isEmpty {
+            let text = layout.labelled.contains(mark.text) ? mark.text : markers[mark.text] ?? "?"
+            let cells = (layout.columns[index] + 1)..<(layout.columns[index] + 1 + Self.cells(text))
+            guard cells.upperBound <= width, taken[mark.lane]!.isDisjoint(with: cells) else { continue }
+            taken[mark.lane]!.formUnion(cells)
+            texts[index] = text
+        }
+
+        var legend: [Drawing.LegendEntry] = []
+        var seen: Set<String> = []
+        var unlettered = false
+        for mark in marks where !mark.text.isEmpty && !layout.labelled.contains(mark.text) && seen.insert(mark.text).inserted {
+            if let marker = markers[mark.text], marker != "?" {
+                legend.append(.init(marker: marker, label: mark.text))
+            } else {
+                unlettered = true
+            }
+        }
+        return Drawing(
+            events: events, lanes: lanes, laneNames: laneNames, laneWidth: laneWidth, width: width,
+            marks: marks, columns: layout.columns, texts: texts, legend: legend, unlettered: unlettered,
+            crowded: layout.crowded, first: first, last: last,
+            startText: axis == .time ? "0" : axisLabel(first, language),
+            endText: axis == .time ? formatDuration(nanoseconds: last - first) : axisLabel(last, language))
+    }
+
+    /// The cells `text` takes on the grid, character by character (a wide one takes two).
+    static func cells(_ text: String) -> Int {
+        text.reduce(0) { $0 + displayWidth(String($1)) }
+    }
+
+    /// Legend entries packed into lines of at most `width` cells, each indented two cells and
+    /// three cells apart; an entry wider than a line is wrapped.
+    static func packed(_ entries: [String], width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for entry in entries {
+            let candidate = line.isEmpty ? "  " + entry : line + "   " + entry
+            if displayWidth(candidate) <= width || line.isEmpty {
+                line = candidate
+            } else {
+                lines.append(line)
+                line = "  " + entry
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines.flatMap { displayWidth($0) <= width ? [$0] : wrap(String($0.dropFirst(2)), prefix: "  ", width: width) }
     }
 
     // MARK: Marks
@@ -155,7 +263,7 @@ public struct Timeline: Sendable {
         /// True when even one-letter markers and no regard for time could not keep marks apart.
         var crowded = false
 
-        static func fit(_ marks: [Mark], width: Int, first: UInt64, span: UInt64, minimumScale: Double) -> Layout {
+        static func fit(_ marks: [Mark], width: Int, first: UInt64, span: UInt64, minimumScale: Double, gap: Int = 0) -> Layout {
             let fractions = marks.map { Double($0.time - first) / Double(span) }
             var labelled = Set(marks.map(\.text).filter { !$0.isEmpty })
 
@@ -174,8 +282,9 @@ public struct Timeline: Sendable {
                     columns[index] = column
                     previous = column
                     let room = mark.text.isEmpty ? 0 : labelled.contains(mark.text) ? displayWidth(mark.text) : 1
-                    next[mark.lane] = column + 1 + (mark.kind == .close ? 0 : room)
-                    if next[mark.lane]! > width && !clamped { return nil }
+                    let end = column + 1 + (mark.kind == .close ? 0 : room)  // past the mark and its text
+                    if end > width && !clamped { return nil }
+                    next[mark.lane] = end + (room > 0 ? gap : 0)
                 }
                 return columns
             }
@@ -257,35 +366,6 @@ public struct Timeline: Sendable {
 
     // MARK: Text
 
-    private func legendLines(_ marks: [Mark], markers: [String: String], labelled: Set<String>, language: Language) -> [String] {
-        var entries: [String] = []
-        var seen: Set<String> = []
-        var unlettered = false  // more labels than letters: the rest share "?"
-        for mark in marks where !mark.text.isEmpty && !labelled.contains(mark.text) && seen.insert(mark.text).inserted {
-            guard let marker = markers[mark.text], marker != "?" else {
-                unlettered = true
-                continue
-            }
-            entries.append("\(marker) = \(mark.text)")
-        }
-        if unlettered {
-            entries.append(Localized("? = one of the other labels (see the list below)", ja: "? = ほかのラベルのどれか（下の一覧を参照）").text(language))
-        }
-        var lines: [String] = []
-        var line = ""
-        for entry in entries {
-            let candidate = line.isEmpty ? "  " + entry : line + "   " + entry
-            if displayWidth(candidate) <= terminal.width || line.isEmpty {
-                line = candidate
-            } else {
-                lines.append(line)
-                line = "  " + entry
-            }
-        }
-        if !line.isEmpty { lines.append(line) }
-        return lines.flatMap { displayWidth($0) <= terminal.width ? [$0] : wrap(String($0.dropFirst(2)), prefix: "  ", width: terminal.width) }
-    }
-
     private func listLines(_ events: [Trace.Event], laneWidth: Int, first: UInt64, language: Language) -> [String] {
         var lines: [String] = []
         let listed = events.prefix(maxListedEvents)
@@ -316,13 +396,9 @@ public struct Timeline: Sendable {
         return seen.filter { $0 == "main" } + seen.filter { $0 != "main" }
     }
 
-    /// Writes `text` from `column` on, over idle and bar cells only: all of it or nothing (the
-    /// layout leaves room, so nothing is only possible in a crowded timeline). Wide characters
-    /// take two cells.
+    /// Writes `text` from `column` on (the drawing has checked it fits); wide characters take
+    /// two cells.
     private func write(_ text: String, at column: Int, in row: inout [String]) {
-        let cells = text.reduce(0) { $0 + displayWidth(String($1)) }
-        guard column + cells <= row.count,
-              (column..<(column + cells)).allSatisfy({ row[$0] == glyphs.idle || row[$0] == glyphs.bar }) else { return }
         var c = column
         for character in text {
             switch displayWidth(String(character)) {

@@ -60,7 +60,7 @@ struct JapaneseOutputTests {
         let commands = ["help", "list"] + explains + [
             "run", "run 999", "run 1 no-such-knob=1", "run 1 knob", "predict x", "explain",
             "frobnicate", "timeline", "timeline off", "timeline on", "lang", "lang xx",
-            "play", "play x", "play 99", "replay", "replay 1 not-a-token",
+            "play", "play x", "play 99", "replay", "replay 1 not-a-token", "svg", "svg x", "svg 999 t.svg",
         ] + (chapter.games.isEmpty ? [] : ["play 1", "1", "9", "undo", "auto"])
         let transcript = await replTranscript(chapter, commands, language: .ja)
         var offending = EnglishWords.chapterOffendingLines(transcript)

@@ -30,7 +30,7 @@ public enum EnglishWords {
         // Names of the steps the lessons' code prints (chapter 2's pipelines).
         "fetch", "parse", "thumbnail", "save", "download", "decode", "resize", "show",
         // The REPL's commands, which the learner types.
-        "list", "run", "predict", "explain", "play", "replay", "timeline", "lang", "help", "quit", "auto", "undo",
+        "list", "run", "predict", "explain", "play", "replay", "timeline", "lang", "help", "quit", "auto", "undo", "svg",
     ]
 
     /// Where a scenario's quoted program output starts (see `ScenarioContext.quote`).

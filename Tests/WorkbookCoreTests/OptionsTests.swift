@@ -31,6 +31,29 @@ struct ChapterOptionsTests {
         }
     }
 
+    @Test("--svg takes a path, before or after --run")
+    func svg() throws {
+        #expect(try ChapterOptions.parse(["--run", "1", "--svg", "t.svg"]).svgPath == "t.svg")
+        let first = try ChapterOptions.parse(["--svg", "/tmp/a b.svg", "--run", "2", "count=3"])
+        #expect(first.svgPath == "/tmp/a b.svg")
+        #expect(first.action == .run(number: 2, knobs: ["count": 3]))
+        #expect(try ChapterOptions.parse(["--run", "1"]).svgPath == nil)
+    }
+
+    @Test("--svg without --run, or without a path, is bad usage, said in both languages", arguments: [
+        ["--svg", "t.svg"], ["--list", "--svg", "t.svg"], ["--all", "--svg", "t.svg"], ["--run", "1", "--svg"], ["--run", "1", "--svg", "--lang", "ja"],
+    ])
+    func svgUsage(arguments: [String]) {
+        do {
+            _ = try ChapterOptions.parse(arguments)
+            Issue.record("\(arguments) was accepted")
+        } catch {
+            #expect(!error.message.en.isEmpty && !error.message.ja.isEmpty)
+            #expect(error.message.en.contains("--svg") && error.message.ja.contains("--svg"))
+            #expect(!error.message.en.contains("\n"))
+        }
+    }
+
     @Test("LANG=ja_JP picks Japanese, anything else English")
     func language() {
         #expect(Language.fromEnvironment(["LANG": "ja_JP.UTF-8"]) == .ja)

@@ -60,11 +60,12 @@ func repl(_ input: [String], language: Language = .en) async -> (Int32, Transcri
     return (code, transcript)
 }
 
-func session(input: [String], language: Language = .en) -> (Session, Transcript) {
+func session(input: [String], language: Language = .en, svgPath: String? = nil) -> (Session, Transcript) {
     let transcript = Transcript()
     let queue = Locked(input[...])
     var options = ChapterOptions()
     options.language = language
+    options.svgPath = svgPath
     let session = Session(chapter: sampleChapter, options: options, terminal: .plain, environment: [:], interactive: false,
                           readLine: { queue.withLock { $0.popFirst() } }, write: transcript.write)
     return (session, transcript)
