@@ -140,12 +140,15 @@ public struct TimelineSVG: Sendable {
             let start = drawing.columns[index], end = drawing.spanEnd(index)
             bars[mark.lane, default: []].append(start...end)
             let (top, bottom) = (middle[mark.lane]! - half, middle[mark.lane]! + half)
-            let from = x(start) + 1
+            // From the middle of the start's cell to the middle of the end's, where the text
+            // timeline draws `┣` and `┫`: a span that ends in the cell where another starts (on
+            // another lane) touches it rather than overlapping it.
+            let from = x(start) + Self.cell / 2
             if mark.partner == nil {
                 // Never ended: square to the lanes' right edge, then an arrow pointing on.
                 svg.element("<path class=\"open-span\" d=\"M\(n(from + 6)) \(n(top))H\(n(right))L\(n(right + Self.arrowRoom)) \(n(middle[mark.lane]!))L\(n(right)) \(n(bottom))H\(n(from + 6))A6 6 0 0 1 \(n(from)) \(n(bottom - 6))V\(n(top + 6))A6 6 0 0 1 \(n(from + 6)) \(n(top))Z\" fill=\"\(color[mark.lane]!)\" stroke=\"#ffffff\" stroke-width=\"1.5\"/>")
             } else {
-                svg.element("<rect class=\"span\" x=\"\(n(from))\" y=\"\(n(top))\" width=\"\(n(x(end + 1) - 1 - from))\" height=\"\(n(Self.barHeight))\" rx=\"6\" fill=\"\(color[mark.lane]!)\" stroke=\"#ffffff\" stroke-width=\"1.5\"/>")
+                svg.element("<rect class=\"span\" x=\"\(n(from))\" y=\"\(n(top))\" width=\"\(n(max(3, x(end) + Self.cell / 2 - from)))\" height=\"\(n(Self.barHeight))\" rx=\"6\" fill=\"\(color[mark.lane]!)\" stroke=\"#ffffff\" stroke-width=\"1.5\"/>")
             }
         }
         for (index, mark) in drawing.marks.enumerated() {

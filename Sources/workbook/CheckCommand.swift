@@ -21,7 +21,8 @@ enum CheckCommand {
         } catch {
             let names = entries.map(\.id).joined(separator: ", ")
             Console.line(context.terminal.paint(context.t(Localized(
-                "\(names): your code does not compile, so it was not checked:", ja: "\(names): コードがコンパイルできないため、チェックしていません:")), .red))
+                "The exercises do not compile (all of them are built together), so \(names) was not checked:",
+                ja: "演習のコードがコンパイルできないため（演習はまとめてビルドします）、\(names) をチェックしていません:")), .red))
             Console.line(error.diagnostics)
             return []
         }

@@ -56,9 +56,10 @@ enum WatchCommand {
                     if let entry = entries.first(where: { workspace.url($0.file).path == path }) { saved.append(entry) }
                 case let .removed(path):
                     let file = path.replacingOccurrences(of: workspace.root.path + "/", with: "")
+                    let id = entries.first { workspace.url($0.file).path == path }?.id ?? "ID"
                     Console.line(context.terminal.paint(context.t(Localized(
-                        "\(file) is gone: 'swift run workbook reset ID' puts the stub back (git has it too). Still watching.",
-                        ja: "\(file) がありません。'swift run workbook reset ID' でスタブに戻せます（git にもあります）。監視を続けます。")), .yellow))
+                        "\(file) is gone: 'swift run workbook reset \(id)' puts the stub back (git has it too). Still watching.",
+                        ja: "\(file) がありません。'swift run workbook reset \(id)' でスタブに戻せます（git にもあります）。監視を続けます。")), .yellow))
                 }
             }
             if !saved.isEmpty {
@@ -101,7 +102,11 @@ enum WatchCommand {
                 Console.line(context.terminal.paint(context.t(Localized("Still watching: fix it and save again.", ja: "監視を続けています。直して保存してください。")), .dim))
                 return
             }
-            let summary = context.summary(context.cachedVerdicts(state))
+            // The verdicts just given count even if a file was saved again meanwhile (that save
+            // is checked next).
+            var known = context.cachedVerdicts(state)
+            for verdict in verdicts { known[verdict.exercise] = verdict }
+            let summary = context.summary(known)
             Console.line(context.terminal.paint(summary.countLine(language: context.language), .dim))
             if let next = summary.next(in: context.workspace.catalog, includingUnchecked: true), verdicts.allSatisfy({ $0.status == .done }) {
                 Console.line(context.t(Localized("Next: \(next.id) — \(next.file)", ja: "次: \(next.id) — \(next.file)")))

@@ -33,6 +33,7 @@ final class WatchInput: Sendable {
         let input = WatchInput(fromTerminal: fromTerminal)
         Thread.detachNewThread {
             if fromTerminal {
+                var keys = KeyDecoder()
                 var byte: UInt8 = 0
                 while true {
                     let count = read(STDIN_FILENO, &byte, 1)
@@ -41,7 +42,7 @@ final class WatchInput: Sendable {
                         received(.end)
                         return
                     }
-                    received(key(String(UnicodeScalar(byte))))
+                    if let typed = keys.add(byte) { received(key(typed)) }
                 }
             } else {
                 // Lines read with `read`, not C stdio's `readLine`: a thread blocked in
@@ -65,13 +66,51 @@ final class WatchInput: Sendable {
         return input
     }
 
-    /// A key (a terminal) or a line (a pipe) as a command; Enter alone re-checks.
+    /// A key (a terminal) or a line (a pipe) as a command; Enter alone re-checks. Full-width
+    /// letters (typed with a Japanese input method on) count as their ASCII selves.
     static func key(_ text: String) -> Key {
-        switch text.trimmingCharacters(in: .whitespaces).lowercased() {
-        case "q", "quit", "exit": .quit
-        case "r", "", "\n", "\r": .recheck
-        case "h", "hint": .hint
-        default: .other(text)
+        if text == "\n" || text == "\r" { return .recheck }
+        switch text.precomposedStringWithCompatibilityMapping.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "q", "quit", "exit": return .quit
+        case "r", "": return .recheck
+        case "h", "hint": return .hint
+        default: return .other(text)
+        }
+    }
+
+    /// Turns a terminal's bytes into typed characters: a UTF-8 character once it is whole;
+    /// escape sequences (arrow keys, function keys) and control characters other than Enter
+    /// are dropped, as are spaces and tabs.
+    struct KeyDecoder {
+        private var pending: [UInt8] = []
+        private var inEscape = false
+
+        mutating func add(_ byte: UInt8) -> String? {
+            if inEscape {
+                // ESC [ … final byte (0x40–0x7E), or ESC and one more character.
+                if pending.isEmpty && byte == UInt8(ascii: "[") || pending.isEmpty && byte == UInt8(ascii: "O") {
+                    pending = [byte]
+                } else if pending.isEmpty || (0x40...0x7E).contains(byte) {
+                    inEscape = false
+                    pending = []
+                }
+                return nil
+            }
+            if byte == 27 {
+                inEscape = true
+                pending = []
+                return nil
+            }
+            if byte < 0x80 {
+                pending = []
+                if byte == 10 || byte == 13 { return "\n" }
+                return byte < 32 || byte == 127 || byte == 32 ? nil : String(UnicodeScalar(byte))
+            }
+            pending.append(byte)
+            let expected = pending[0] >= 0xF0 ? 4 : pending[0] >= 0xE0 ? 3 : pending[0] >= 0xC0 ? 2 : 1
+            guard pending.count >= expected else { return nil }
+            defer { pending = [] }
+            return String(validating: pending, as: UTF8.self)
         }
     }
 

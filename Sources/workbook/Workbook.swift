@@ -84,6 +84,13 @@ struct CommandContext {
         do {
             built = try checking.buildRecordingFiles()
         } catch {
+            // Each exercise that could not be checked keeps its last verdict, so the list stays
+            // whole and "next" stays on the exercise being edited.
+            for entry in stale {
+                if let last = state.verdicts[entry.id] {
+                    verdicts[entry.id] = Verdict(exercise: entry.id, status: last.status, failedProperty: last.property, report: "")
+                }
+            }
             return (verdicts, error.diagnostics)
         }
         do {

@@ -28,8 +28,12 @@ struct WorkbookOptions: Equatable {
             switch argument {
             case "--help", "-h": options.wantsHelp = true
             case "--force": options.force = true
-            case "--json": options.progressFormat = .json
-            case "--markdown": options.progressFormat = .markdown
+            case "--json", "--markdown":
+                let format: ProgressFormat = argument == "--json" ? .json : .markdown
+                guard options.progressFormat == .text || options.progressFormat == format else {
+                    throw ParseError(message: Localized("--json and --markdown: choose one", ja: "--json と --markdown はどちらか一方だけを指定してください"))
+                }
+                options.progressFormat = format
             case "--no-color": options.noColor = true
             case "--lang":
                 guard let value = rest.popFirst() else {

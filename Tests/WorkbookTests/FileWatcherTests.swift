@@ -89,5 +89,19 @@ struct FileWatcherTests {
         #expect(WatchInput.key("r") == .recheck && WatchInput.key("") == .recheck && WatchInput.key("\n") == .recheck)
         #expect(WatchInput.key("h") == .hint)
         #expect(WatchInput.key("x") == .other("x"))
+        #expect(WatchInput.key("ｑ") == .quit && WatchInput.key("ｈ") == .hint, "full-width letters from a Japanese input method")
+    }
+
+    @Test("a terminal's bytes become whole characters; arrow keys, control characters and spaces are dropped")
+    func keyDecoder() {
+        func typed(_ bytes: [UInt8]) -> [String] {
+            var decoder = WatchInput.KeyDecoder()
+            return bytes.compactMap { decoder.add($0) }
+        }
+        #expect(typed(Array("q".utf8)) == ["q"])
+        #expect(typed(Array("ｑ".utf8)) == ["ｑ"], "three bytes, one key")
+        #expect(typed([27, 91, 65, 113]) == ["q"], "Up arrow (ESC [ A), then q")
+        #expect(typed([27, 79, 80, 104]) == ["h"], "F1 (ESC O P), then h")
+        #expect(typed([12, 9, 32, 13]) == ["\n"], "Ctrl-L, Tab and Space dropped; Enter kept")
     }
 }

@@ -16,7 +16,7 @@ struct WorkbookOptionsTests {
     }
 
     @Test("bad input is refused with a message: unknown command (with the closest), option, language, missing or extra operands, misplaced flags",
-          arguments: [["chek"], ["--bogus"], ["--lang", "fr"], ["--lang"], ["hint"], ["reset"], ["session"], ["hint", "A", "B"], ["status", "X"], ["check", "--force"], ["check", "--json"], ["watch", "SafeCounter"], ["watch", "--force"]])
+          arguments: [["chek"], ["--bogus"], ["--lang", "fr"], ["--lang"], ["hint"], ["reset"], ["session"], ["hint", "A", "B"], ["status", "X"], ["check", "--force"], ["check", "--json"], ["watch", "SafeCounter"], ["watch", "--force"], ["progress", "--json", "--markdown"]])
     func refused(_ arguments: [String]) {
         #expect(throws: WorkbookOptions.ParseError.self) { try WorkbookOptions.parse(arguments) }
     }
