@@ -56,7 +56,7 @@ public struct Timeline: Sendable {
 
     public func render(_ events: [Trace.Event], language: Language = .en) -> String {
         guard !events.isEmpty else {
-            return Localized("(nothing was recorded)", ja: "（記録なし）").text(language)
+            return Self.nothingRecorded.text(language)
         }
         let drawing = drawing(events, language: language)
         let (width, columns) = (drawing.width, drawing.columns)
@@ -101,6 +101,9 @@ public struct Timeline: Sendable {
         return lines.joined(separator: "\n")
     }
 
+    /// What is drawn for an empty trace.
+    static let nothingRecorded = Localized("(nothing was recorded)", ja: "（記録なし）")
+
     // MARK: Drawing
 
     /// A trace laid out once, for every renderer: where each mark goes on a grid of cells, and
@@ -134,7 +137,6 @@ public struct Timeline: Sendable {
         /// Even markers alone could not keep the marks apart: some share a cell.
         let crowded: Bool
         let first: UInt64
-        let last: UInt64
         /// The ends of the axis: "0" and the duration, or the first and last step.
         let startText: String
         let endText: String
@@ -189,7 +191,7 @@ public struct Timeline: Sendable {
         return Drawing(
             events: events, lanes: lanes, laneNames: laneNames, laneWidth: laneWidth, width: width,
             marks: marks, columns: layout.columns, texts: texts, legend: legend, unlettered: unlettered,
-            crowded: layout.crowded, first: first, last: last,
+            crowded: layout.crowded, first: first,
             startText: axis == .time ? "0" : axisLabel(first, language),
             endText: axis == .time ? formatDuration(nanoseconds: last - first) : axisLabel(last, language))
     }

@@ -72,11 +72,6 @@ public struct TimelineSVG: Sendable {
 
     // MARK: Rendering
 
-    /// The SVG document of `events`, headed by `title` (the scenario's number, title and knobs).
-    public static func render(events: [Trace.Event], title: String, language: Language) -> String {
-        TimelineSVG().picture(events, title: title, language: language).document
-    }
-
     public func picture(_ events: [Trace.Event], title: String, language: Language) -> Picture {
         var svg = Canvas()
         let width = Self.pictureWidth
@@ -91,7 +86,7 @@ public struct TimelineSVG: Sendable {
         y += 8
 
         guard !events.isEmpty else {
-            let nothing = Localized("(nothing was recorded)", ja: "（記録なし）").text(language)
+            let nothing = Timeline.nothingRecorded.text(language)
             svg.text(nothing, x: Self.margin, y: y + 20, size: Self.fontSize, bold: false, fill: Self.quietInk, role: "note")
             return svg.picture(width: width, height: y + 28 + Self.margin)
         }

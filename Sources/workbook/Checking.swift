@@ -15,7 +15,7 @@ struct Checking {
     }
 
     /// `swift build`: the runners are rebuilt with the learner's files (only what changed).
-    func build() throws(BuildFailed) {
+    private func build() throws(BuildFailed) {
         let outcome: ChildProcess.Outcome
         do {
             var build = ChildProcess(executable: URL(fileURLWithPath: "/usr/bin/env"),

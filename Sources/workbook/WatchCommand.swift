@@ -28,6 +28,12 @@ enum WatchCommand {
 
         var state = WorkbookState.load(workspace)
         var current = try? CheckCommand.nextUnfinished(context, state: state)
+        /// A check, during which a `q` is answered with "quitting once this check ends".
+        func checkWhileBusy(_ entries: [ExerciseCatalog.Entry]) {
+            busy.withLock { $0 = true }
+            defer { busy.withLock { $0 = false } }
+            check(entries, context, state: &state)
+        }
         Console.line(banner(context, files: entries.count, keyByKey: input.fromTerminal, next: current))
 
         while true {
@@ -38,9 +44,7 @@ enum WatchCommand {
                     return 0
                 case .recheck:
                     guard let entry = current else { continue }
-                    busy.withLock { $0 = true }
-                    check([entry], context, state: &state)
-                    busy.withLock { $0 = false }
+                    checkWhileBusy([entry])
                 case .hint:
                     guard let entry = current else { continue }
                     HintCommand.show(entry, context, again: context.t(Localized("h", ja: "h")))
@@ -65,9 +69,7 @@ enum WatchCommand {
             }
             if !saved.isEmpty {
                 current = saved.last
-                busy.withLock { $0 = true }
-                check(saved, context, state: &state)
-                busy.withLock { $0 = false }
+                checkWhileBusy(saved)
             }
             Thread.sleep(forTimeInterval: lookInterval)
         }
