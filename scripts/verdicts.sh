@@ -22,7 +22,7 @@ case "$mode" in
     variants) runner=.build/debug/variant-runner; names=$($runner --list | cut -f1); extra= ;;
     *) echo "usage: $0 reference|variants [NAME-REGEX] [--runs N] [--busy]" >&2; exit 2 ;;
 esac
-export TSAN_OPTIONS="halt_on_error=1:exitcode=66:detect_deadlocks=0:report_thread_leaks=0:report_signal_unsafe=0:history_size=7:handle_sigill=1:handle_sigtrap=1:handle_abort=1"
+export TSAN_OPTIONS="halt_on_error=1:exitcode=66:detect_deadlocks=0:report_thread_leaks=0:report_signal_unsafe=0:history_size=7:handle_sigill=1:handle_sigtrap=1:handle_abort=1:atexit_sleep_ms=0"
 export SWIFT_BACKTRACE="enable=no"
 if [ "$busy" -eq 1 ]; then ( while :; do :; done ) & hog=$!; trap 'kill $hog 2>/dev/null' EXIT; fi
 stderr_file=$(mktemp)  # one per invocation: several loops may run at once

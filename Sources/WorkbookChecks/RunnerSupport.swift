@@ -101,7 +101,7 @@ public enum RunnerMain {
             exit(0)
         }
         guard let name = options.exercise else {
-            Console.error("usage: \(program) <name> [--reference] [--replay CASE:TOKEN] [--color] [--unicode] [--width N] [--lang en|ja]; \(program) --list")
+            Console.error("usage: \(program) <name> [--reference] [--replay CASE:TOKEN] [--deadline SECONDS] [--color] [--unicode] [--width N] [--lang en|ja]; \(program) --list")
             exit(RunnerProtocol.usageExitCode)
         }
         guard let check = checks[name] else {
@@ -112,6 +112,7 @@ public enum RunnerMain {
         // Resolve TSan's entry points now, before any other thread exists: the first resolution
         // writes a plain global that later readers then see through thread creation.
         _ = RaceDetector.isActive
+        if let seconds = options.deadlockSeconds { CheckOptions.standardDeadlockSeconds = seconds }
         AnotherThread.start()
         if let replay = options.replay { ExploredCases.replay(case: replay.number, token: replay.token) }
         let checkThread = Thread {
@@ -166,6 +167,8 @@ public struct RunnerOptions: Sendable {
     public var replay: (number: Int, token: ReplayToken)?
     public var terminal = Terminal.plain
     public var language = Language.fromEnvironment()
+    /// `--deadline SECONDS`: the checks' deadlock deadline instead of the standard one.
+    public var deadlockSeconds: Double?
 
     public init() {}
 
@@ -199,6 +202,9 @@ public struct RunnerOptions: Sendable {
             case "--lang":
                 guard let text = rest.popFirst(), let value = Language(rawValue: text) else { throw UsageError(description: "--lang takes en or ja") }
                 options.language = value
+            case "--deadline":
+                guard let text = rest.popFirst(), let seconds = Double(text), seconds > 0, seconds.isFinite else { throw UsageError(description: "--deadline needs a number of seconds") }
+                options.deadlockSeconds = seconds
             default:
                 guard !argument.hasPrefix("-"), options.exercise == nil else { throw UsageError(description: "unknown argument \(argument)") }
                 options.exercise = argument

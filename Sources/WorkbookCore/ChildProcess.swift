@@ -54,6 +54,8 @@ public struct ChildProcess: Sendable {
         let environment = self.environment.map { "\($0.key)=\($0.value)" }
         let start = MonotonicClock.now()
         let pid = try spawn(executable.path, arguments: arguments, environment: environment, actions: &actions)
+        Self.running.withLock { _ = $0.insert(pid) }
+        defer { Self.running.withLock { _ = $0.remove(pid) } }
         close(output.write)
         close(errors.write)
 
@@ -103,6 +105,15 @@ public struct ChildProcess: Sendable {
             standardOutput: String(decoding: out.current, as: UTF8.self),
             standardError: String(decoding: err.current, as: UTF8.self),
             elapsedSeconds: elapsed)
+    }
+
+    /// The children being run now, in this process.
+    private static let running = Locked<Set<pid_t>>([])
+
+    /// Interrupts every child this process is running now (SIGINT: SwiftPM cancels its build
+    /// and stops its compilers; a runner ends), for a caller that is about to exit.
+    public static func interruptAll() {
+        for pid in running.current { kill(pid, SIGINT) }
     }
 
     private func spawn(_ path: String, arguments: [String], environment: [String], actions: inout SpawnActions) throws -> pid_t {

@@ -27,7 +27,7 @@ extension Session {
         if terminal.usesColor { arguments.append("--color") }
         if terminal.usesUnicode { arguments.append("--unicode") }
         var environment = ProcessInfo.processInfo.environment
-        environment["TSAN_OPTIONS"] = "halt_on_error=1:report_thread_leaks=0"
+        environment["TSAN_OPTIONS"] = "halt_on_error=1:report_thread_leaks=0:atexit_sleep_ms=0"
         guard let outcome = try? ChildProcess(executable: runner, arguments: arguments, environment: environment).run(timeoutSeconds: 60) else {
             write(t(Localized("Could not start \(runner.path).", ja: "\(runner.path) を起動できませんでした。")))
             return

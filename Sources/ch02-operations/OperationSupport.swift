@@ -8,7 +8,10 @@ import WorkbookCore
 ///
 /// `waitUntilAllOperationsAreFinished()` has no timeout of its own, so it runs on a thread of
 /// its own (see `withDeadline`); if the queue never drains, that thread is left behind.
-func waitForAll(in queue: OperationQueue, seconds: Double = 5, _ what: Localized) throws {
+/// The limit only ends a wait that would never end: alone, a queue drains in milliseconds, but
+/// beside other work that blocks pool threads (the chapter tests run every scenario side by side
+/// in one process) libdispatch may take seconds to give the queue a thread.
+func waitForAll(in queue: OperationQueue, seconds: Double = 20, _ what: Localized) throws {
     guard returnsWithin(seconds: seconds, { queue.waitUntilAllOperationsAreFinished() }) else {
         throw ScenarioStuck(what: what)
     }

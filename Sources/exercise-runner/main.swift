@@ -11,7 +11,7 @@ import WorkbookChecks
 // verdict. `exercise-runner-plain` runs the same code without TSan's runtime, to confirm a
 // failure that is not a race (TSan changes how some GCD calls behave).
 //
-//   exercise-runner <Exercise> [--reference] [--color] [--unicode] [--width N] [--lang en|ja]
+//   exercise-runner <Exercise> [--reference] [--replay CASE:TOKEN] [--deadline SECONDS] [--color] [--unicode] [--width N] [--lang en|ja]
 //   exercise-runner --list | --properties | --properties-markdown en|ja
 //
 // Exit status: 0 done, 1 failing, 2 usage, 3 not started (the code reached `todo()`),

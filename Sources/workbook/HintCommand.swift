@@ -16,14 +16,18 @@ enum HintCommand {
         let failed = state.verdict(for: entry, in: context.workspace, checks: context.checks)
             .flatMap { $0.status == .failing ? $0.property : nil }
         let ordered = entry.hints(after: failed)
-        var shown = state.hints[entry.id] ?? .init(count: 0, property: failed)
-        if shown.property != failed { shown = .init(count: 0, property: failed) }  // a new failure: its hints first
+        let unseen = firstUnseenLayer(ordered, failed: failed)
+        var shown = state.hints[entry.id] ?? .init(count: unseen, property: failed)
+        if shown.property != failed { shown = .init(count: unseen, property: failed) }  // a new failure: its hints first
         guard !ordered.isEmpty else {
             Console.line(context.t(Localized("\(entry.id) has no hints.", ja: "\(entry.id) にはヒントがありません。")))
             return
         }
         let index = min(shown.count, ordered.count - 1)
-        let header = failed.map { Localized("Hint \(index + 1) of \(ordered.count) for \(entry.id) (it failed: \($0)):", ja: "\(entry.id) のヒント \(index + 1)/\(ordered.count)（失敗した性質: \($0)）:") }
+        let fromReport = index == 1 && unseen == 1
+            ? Localized("; hint 1 is in the check's report", ja: "。ヒント 1 はチェックのレポートにあります") : Localized("", ja: "")
+        let header = failed.map { Localized("Hint \(index + 1) of \(ordered.count) for \(entry.id) (it failed: \($0)\(fromReport.en)):",
+                                            ja: "\(entry.id) のヒント \(index + 1)/\(ordered.count)（失敗した性質: \($0)\(fromReport.ja)）:") }
             ?? Localized("Hint \(index + 1) of \(ordered.count) for \(entry.id):", ja: "\(entry.id) のヒント \(index + 1)/\(ordered.count):")
         Console.line(context.terminal.paint(context.t(header), .bold))
         Console.line(wrap(context.t(ordered[index].localized), prefix: "  ", width: context.terminal.width).joined(separator: "\n"))
@@ -35,5 +39,12 @@ enum HintCommand {
         shown.count = index + 1
         state.hints[entry.id] = shown
         state.save(context.workspace)
+    }
+
+    /// Where the layers start for a new failure: after the first one when the check's report
+    /// already showed it (the report ends with the first hint for the property that failed).
+    static func firstUnseenLayer(_ ordered: [ExerciseCatalog.Hint], failed: String?) -> Int {
+        guard let failed, ordered.count > 1, ordered[0].properties.contains(failed) else { return 0 }
+        return 1
     }
 }

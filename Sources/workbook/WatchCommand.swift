@@ -20,7 +20,15 @@ enum WatchCommand {
         let busy = Locked(false)
         let input = WatchInput.start { key in
             keys.withLock { $0.append(key) }
-            if key == .quit || key == .end, busy.current {
+            guard busy.current else { return }
+            if key == .quit {
+                // At once: the check in progress (a build, or a deadlock's wait) is stopped, and
+                // its verdict is not kept.
+                Console.line(context.t(Localized("Stopped watching (the check in progress was stopped).", ja: "監視を終了しました（実行中のチェックは止めました）。")))
+                TerminalMode.restore()
+                ChildProcess.interruptAll()
+                exit(0)
+            } else if key == .end {
                 Console.line(context.terminal.paint(context.t(Localized("(quitting once this check ends…)", ja: "（このチェックが終わったら終了します…）")), .dim))
             }
         }

@@ -137,6 +137,20 @@ struct VerdictTests {
         #expect(!messages.contains { $0.contains("start_thread") })
     }
 
+    @Test("a runtime message names the learner's file by its path, not by the module's name for it")
+    func runtimeMessageNamesTheFile() {
+        let messages = runtimeMessages("""
+        Exercises/SafeCounter.swift:16: Fatal error: Unexpectedly found nil while unwrapping an Optional value
+        *** Program crashed: Illegal instruction at 0x0000 ***
+        """, learnerFile: "exercises/Exercises/01-gcd/SafeCounter.swift")
+        #expect(messages.first == "exercises/Exercises/01-gcd/SafeCounter.swift:16: Fatal error: Unexpectedly found nil while unwrapping an Optional value")
+        // Another exercise's file, and a path already whole, are left as they are.
+        let other = runtimeMessages("Exercises/FanOut.swift:3: Fatal error: x\nexercises/Exercises/01-gcd/SafeCounter.swift:4: Fatal error: y",
+                                    learnerFile: "exercises/Exercises/01-gcd/SafeCounter.swift")
+        #expect(other.contains("Exercises/FanOut.swift:3: Fatal error: x"))
+        #expect(other.contains("exercises/Exercises/01-gcd/SafeCounter.swift:4: Fatal error: y"))
+    }
+
     @Test("the hint for the property that failed comes first, the most specific before the general")
     func hintsByProperty() throws {
         let entry = try #require(ReferenceCatalog.catalog.entry("SafeCounter"))

@@ -17,6 +17,9 @@ public struct ExerciseChecker: Sendable {
     public var language: Language
     /// Check the reference solution instead of the learner's file (the workbook's own tests).
     public var reference = false
+    /// The deadlock deadline of the run that confirms a deadlock without ThreadSanitizer.
+    static let confirmationDeadlockSeconds = 2.0
+
     /// Runs a failure that is not a race again without ThreadSanitizer's runtime, to confirm it.
     /// The workbook's tests of the reports' wording turn it off: they read the report, which the
     /// second run only repeats, and it doubles their time.
@@ -82,9 +85,13 @@ public struct ExerciseChecker: Sendable {
         // A race is final. Any other failure is confirmed without TSan's runtime: TSan changes
         // how some GCD calls behave (a barrier carried by a block is dropped), so a correct
         // answer can fail under it.
+        // A deadlock is confirmed with a shorter deadline: without TSan the same code runs
+        // several times faster, and the learner has already waited the full one.
+        let deadlocked = underSanitizer.failedProperty == Property.finishes.id
+        let confirming = deadlocked ? arguments + ["--deadline", String(Self.confirmationDeadlockSeconds)] : arguments
         guard underSanitizer.status == .failing, underSanitizer.failedProperty != VerdictProperty.dataRace,
               underSanitizer.failedProperty != VerdictProperty.sanitizer, confirmsWithoutSanitizer, let plainRunner,
-              let plain = try? ChildProcess(executable: plainRunner, arguments: arguments, environment: environment)
+              let plain = try? ChildProcess(executable: plainRunner, arguments: confirming, environment: environment)
                 .run(timeoutSeconds: RunnerProtocol.timeoutSeconds)
         else { return underSanitizer }
         let confirmed = verdict(exercise, entry: entry, file: file, outcome: plain, learnerFolder: learnerFolder, raceDetectorExpected: false,
@@ -96,6 +103,8 @@ public struct ExerciseChecker: Sendable {
             if confirmed.failedProperty == VerdictProperty.crash && underSanitizer.failedProperty == VerdictProperty.crash {
                 return underSanitizer
             }
+            // A deadlock both times: the first report names the standard deadline.
+            if deadlocked && confirmed.failedProperty == Property.finishes.id { return underSanitizer }
             return confirmed
         }
         let note = terminal.paint(t(Localized(
@@ -161,7 +170,7 @@ public struct ExerciseChecker: Sendable {
             let name = signal.map { describeSignal($0) } ?? Localized.verbatim("SIG\(kind)")
             return fail(exercise, VerdictProperty.crash, reason: Localized(
                 "your code crashed: \(name.en).", ja: "コードがクラッシュしました: \(name.ja)。"),
-                details: runtimeMessages(outcome.standardError, language: language), entry: entry, journal: journal)
+                details: runtimeMessages(outcome.standardError, language: language, learnerFile: file), entry: entry, journal: journal)
         }
         switch outcome.termination {
         case .exited(NotStarted.exitCode):
@@ -182,11 +191,11 @@ public struct ExerciseChecker: Sendable {
             return fail(exercise, VerdictProperty.crash, reason: Localized(
                 "the check ended with exit code \(code) before giving a verdict.",
                 ja: "チェックが判定を出す前に終了コード \(code) で終わりました。"),
-                details: runtimeMessages(outcome.standardError, language: language) + lines.suffix(20), entry: entry, journal: journal)
+                details: runtimeMessages(outcome.standardError, language: language, learnerFile: file) + lines.suffix(20), entry: entry, journal: journal)
         case let .signalled(signal):
             return fail(exercise, VerdictProperty.crash, reason: Localized(
                 "your code crashed: \(describeSignal(signal).en).", ja: "コードがクラッシュしました: \(describeSignal(signal).ja)。"),
-                details: runtimeMessages(outcome.standardError, language: language), entry: entry, journal: journal)
+                details: runtimeMessages(outcome.standardError, language: language, learnerFile: file), entry: entry, journal: journal)
         case let .timedOut(seconds):
             return fail(exercise, VerdictProperty.timeLimit, reason: Localized(
                 "the check did not finish within \(Int(seconds)) s and was stopped: something blocks forever (a deadlock) or loops, outside the calls the check guards.",
@@ -394,8 +403,12 @@ public struct ExerciseChecker: Sendable {
         environment["SWIFT_BACKTRACE"] = "enable=no"
         // handle_sigill/sigtrap/abort: TSan prints the crashing thread's frames for a Swift or
         // libdispatch trap (SIGILL on x86_64, SIGTRAP on arm64) instead of dying silently.
+        // atexit_sleep_ms=0: TSan otherwise sleeps 1 s at exit while other threads live (always,
+        // with GCD's pool), half of every verdict. No check leaves its race to that second: every
+        // buggy variant gave its verdict without it (188 variants × 3 runs, a core busy).
         var options = ["halt_on_error=1", "exitcode=66", "detect_deadlocks=0", "report_thread_leaks=0",
-                       "report_signal_unsafe=0", "history_size=7", "handle_sigill=1", "handle_sigtrap=1", "handle_abort=1"]
+                       "report_signal_unsafe=0", "history_size=7", "handle_sigill=1", "handle_sigtrap=1", "handle_abort=1",
+                       "atexit_sleep_ms=0"]
         if let symbolizer = symbolizerPath(environment) { options.append("external_symbolizer_path=\(symbolizer)") }
         if let existing = environment["TSAN_OPTIONS"], !existing.isEmpty { options.append(existing) }
         environment["TSAN_OPTIONS"] = options.joined(separator: ":")

@@ -5,8 +5,9 @@ import WorkbookCore
 /// message whole (`Fatal error: …`, `…: Precondition failed: …`, libdispatch's
 /// `BUG IN CLIENT OF LIBDISPATCH: …`), what a libdispatch trap means, and the crashed thread's
 /// frames in the learner's code. The runtime's lines stay as it wrote them; what a trap means is
-/// said in `language`.
-func runtimeMessages(_ standardError: String, language: Language = .en) -> [String] {
+/// said in `language`. The runtime names a file by its module (`Exercises/SafeCounter.swift:16`);
+/// `learnerFile` (`exercises/Exercises/01-gcd/SafeCounter.swift`) is put in its place.
+func runtimeMessages(_ standardError: String, language: Language = .en, learnerFile: String? = nil) -> [String] {
     let lines = standardError.split(separator: "\n").map(String.init)
     var shown: [String] = []
     var inCrashedThread = false
@@ -37,7 +38,12 @@ func runtimeMessages(_ standardError: String, language: Language = .en) -> [Stri
         line.hasPrefix("libdispatch:") || swiftRuntimeMessageMarkers.contains(where: line.contains)
     }
     if explained { shown.removeAll { $0.contains("ERROR: ThreadSanitizer") } }
-    return shown
+    guard let learnerFile else { return shown }
+    let fileID = "Exercises/" + (learnerFile as NSString).lastPathComponent + ":"
+    return shown.map { line in
+        line.replacingOccurrences(of: #"(^|[ (])\#(NSRegularExpression.escapedPattern(for: fileID))"#,
+                                  with: "$1" + NSRegularExpression.escapedTemplate(for: learnerFile + ":"), options: .regularExpression)
+    }
 }
 
 /// `#3 $s9Exercises…F /…/exercises/Exercises/01-gcd/X.swift:12:5 (exercise-runner+0x…)` →

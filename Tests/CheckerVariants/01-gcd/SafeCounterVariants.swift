@@ -127,3 +127,31 @@ final class ReadSyncWriteAsyncCounter: SafeCounterProtocol, @unchecked Sendable 
     func count(of page: String) -> Int { queue.sync { counts[page, default: 0] } }
     func snapshot() -> [String: Int] { queue.sync { counts } }
 }
+
+/// Adds one only to a page it has counted before, so a page's first increment — and with it
+/// every later one — never counts. Every read waits for the queue: nothing is stale, it is lost.
+final class ForgetsFirstIncrementCounter: SafeCounterProtocol, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "variant.forgets-first-increment")
+    private var counts: [String: Int] = [:]
+    func increment(_ page: String) {
+        queue.async { if let current = self.counts[page] { self.counts[page] = current + 1 } }
+    }
+    func count(of page: String) -> Int { queue.sync { counts[page, default: 0] } }
+    func snapshot() -> [String: Int] { queue.sync { counts } }
+}
+
+/// Drops every 100th increment (a "sampling" shortcut): the reads wait for the queue, and still
+/// a thread's 100th increment is missing for good.
+final class DropsEveryHundredthCounter: SafeCounterProtocol, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "variant.drops-every-hundredth")
+    private var counts: [String: Int] = [:]
+    private var calls = 0
+    func increment(_ page: String) {
+        queue.async {
+            self.calls += 1
+            if self.calls % 100 != 0 { self.counts[page, default: 0] += 1 }
+        }
+    }
+    func count(of page: String) -> Int { queue.sync { counts[page, default: 0] } }
+    func snapshot() -> [String: Int] { queue.sync { counts } }
+}

@@ -35,6 +35,12 @@ let variants01: [VariantRegistration] = [
     .init("SafeCounter.threadLocal", "counts kept per thread instead of one shared dictionary", breaks: SafeCounterCheck.noLostUpdate) {
         SafeCounterCheck.run { ThreadLocalCounter() }
     },
+    .init("SafeCounter.forgetsFirstIncrement", "an increment that adds only to a page already counted", breaks: SafeCounterCheck.noLostUpdate) {
+        SafeCounterCheck.run { ForgetsFirstIncrementCounter() }
+    },
+    .init("SafeCounter.dropsEveryHundredth", "an increment that drops every 100th call", breaks: SafeCounterCheck.noLostUpdate) {
+        SafeCounterCheck.run { DropsEveryHundredthCounter() }
+    },
 
     .init("ReadersWriters.noBarrier", "writes without a barrier", breaks: ReadersWritersCheck.writeAlone) {
         ReadersWritersCheck.run { NoBarrierStore(storage: $0) }

@@ -229,8 +229,8 @@ public enum FanOutCheck {
         let stats = client.statistics, running = client.callbacksRunning
         let seconds = formatSeconds(options.deadlockSeconds)
         let seen = Localized(
-            "\(call): completion was not called within \(seconds). \(stats.started.count) of \(testCase.ids.count) fetches were started, \(stats.delivered) replies delivered and \(stats.returned) callbacks returned.",
-            ja: "\(call): completion が \(seconds) 以内に呼ばれませんでした。\(testCase.ids.count) 件中 \(stats.started.count) 件の取得が開始され、\(stats.delivered) 件の応答が届き、\(stats.returned) 件のコールバックが戻りました。")
+            "\(call): completion was not called within \(seconds.en). \(stats.started.count) of \(testCase.ids.count) fetches were started, \(stats.delivered) replies delivered and \(stats.returned) callbacks returned.",
+            ja: "\(call): completion が \(seconds.ja)以内に呼ばれませんでした。\(testCase.ids.count) 件中 \(stats.started.count) 件の取得が開始され、\(stats.delivered) 件の応答が届き、\(stats.returned) 件のコールバックが戻りました。")
         let cause: Localized
         if !running.isEmpty {
             let list = running.map(String.init).joined(separator: ", ")

@@ -7,7 +7,8 @@ import WorkbookCore
 ///    write of `counts` outside the queue is an unordered pair that ThreadSanitizer reports,
 ///    every run, without the calls ever overlapping.
 /// 1. Reads see prior writes: four threads each increment their own page and read it back at
-///    once; a read that misses the thread's own increment is a stale read.
+///    once; a read that misses the thread's own increment is a stale read — unless a read a
+///    moment later still misses it: then the increment never counted (a lost update).
 /// 2. No lost update. First on purpose (Linux runners): one increment is paused right after
 ///    its 1st, 2nd, … release (a `sync` returning, a lock unlocked) while another increment of
 ///    the same page runs whole; a read-modify-write split over two steps loses one, every run.
@@ -73,7 +74,7 @@ public enum SafeCounterCheck {
 
     static func checkReadsSeeWrites(_ counter: any SafeCounterProtocol, options: CheckOptions) -> CheckFailure? {
         let trace = Trace()
-        let firstStale = Locked<(sequence: Int, text: Localized)?>(nil)
+        let firstStale = Locked<(sequence: Int, page: String, expected: Int, call: String, value: Int)?>(nil)
         let finished = runOnThreads(threads, deadlineSeconds: options.deadlockSeconds) { index in
             let page = "page\(index + 1)"
             for expected in 1...readBackIterations {
@@ -85,20 +86,31 @@ public enum SafeCounterCheck {
                 trace.record(Localized("\(call) → \(value), expected \(expected)", ja: "\(call) → \(value)（正しくは \(expected)）"))
                 let sequence = trace.events.count - 1
                 firstStale.withLock { stale in
-                    if stale == nil {
-                        stale = (sequence, Localized(
-                            "A thread incremented \"\(page)\" for the \(Localized.ordinal(expected).en) time and then \(call) returned \(value). Only that thread writes \"\(page)\", so the read missed a write that had already returned.",
-                            ja: "あるスレッドが \"\(page)\" を \(expected) 回目に増やした直後、\(call) が \(value) を返しました。\"\(page)\" に書くのはそのスレッドだけなので、すでに戻った書き込みを読み取りが見落としています。"))
-                    }
+                    if stale == nil { stale = (sequence, page, expected, call, value) }
                 }
                 return
             }
         }
-        if let stale = firstStale.current {
-            return CheckFailure(readsSeeWrites, observed: stale.text, events: traceWindow(trace.events, around: stale.sequence))
+        guard let stale = firstStale.current else {
+            return finished ? nil : .deadlock(trace: trace, options: options, doing: .verbatim("increment / count(of:)"))
         }
-        if !finished { return .deadlock(trace: trace, options: options, doing: .verbatim("increment / count(of:)")) }
-        return nil
+        // Only that thread wrote the page, and it stopped there. Once queued work has had its
+        // chance, a read that still falls short tells an increment that never counted from a
+        // read that did not wait for it.
+        waitForQueuesRound()
+        let later = withDeadline(seconds: options.deadlockSeconds) { counter.count(of: stale.page) }
+        let nth = Localized.ordinal(stale.expected)
+        if let later, later < stale.expected {
+            trace.record(Localized("a moment later: count(of: \"\(stale.page)\") → \(later)", ja: "少し後: count(of: \"\(stale.page)\") → \(later)"))
+            return CheckFailure(noLostUpdate, observed: Localized(
+                "A thread incremented \"\(stale.page)\" for the \(nth.en) time and then \(stale.call) returned \(stale.value); a moment later count(of: \"\(stale.page)\") still returned \(later). Only that thread writes \"\(stale.page)\", so an increment that returned was never counted. Every call adds one — the first for a page too (`counts[page, default: 0] += 1`).",
+                ja: "あるスレッドが \"\(stale.page)\" を \(stale.expected) 回目に増やした直後、\(stale.call) が \(stale.value) を返し、少し後の count(of: \"\(stale.page)\") も \(later) のままでした。\"\(stale.page)\" に書くのはそのスレッドだけなので、戻った increment が数えられていません。ページの最初の 1 回も含め、呼び出しのたびに 1 増やしましょう（`counts[page, default: 0] += 1`）。"),
+                events: traceWindow(trace.events, around: stale.sequence))
+        }
+        return CheckFailure(readsSeeWrites, observed: Localized(
+            "A thread incremented \"\(stale.page)\" for the \(nth.en) time and then \(stale.call) returned \(stale.value). Only that thread writes \"\(stale.page)\", so the read missed a write that had already returned.",
+            ja: "あるスレッドが \"\(stale.page)\" を \(stale.expected) 回目に増やした直後、\(stale.call) が \(stale.value) を返しました。\"\(stale.page)\" に書くのはそのスレッドだけなので、すでに戻った書き込みを読み取りが見落としています。"),
+            events: traceWindow(trace.events, around: stale.sequence))
     }
 
     /// One increment paused after each of its releases in turn, another one run whole meanwhile.

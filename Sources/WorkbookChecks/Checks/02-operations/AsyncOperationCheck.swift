@@ -406,8 +406,8 @@ public enum AsyncOperationCheck {
         guard state.wait(seconds: waitSeconds, until: { $0.bStarted }) else {
             trace.record(Localized("B never started", ja: "B は始まらない"), lane: "B")
             return CheckFailure(dependantStarts, observed: Localized(
-                "A's work called done, but B — which depends on A — never started (waited \(formatSeconds(waitSeconds))); A reads isFinished=\(a.isFinished). The queue only learns that A finished from key-value notifications: wrap every change of isFinished (and isExecuting) in willChangeValue(forKey: \"isFinished\") / didChangeValue(forKey: \"isFinished\").",
-                ja: "A の処理は done を呼びましたが、A に依存する B が始まりませんでした（\(formatSeconds(waitSeconds)) 待機）。A の isFinished は \(a.isFinished) です。キューが A の終了を知る手段は KVO 通知だけです。isFinished（と isExecuting）の変更をすべて willChangeValue(forKey: \"isFinished\") / didChangeValue(forKey: \"isFinished\") で囲みましょう。"),
+                "A's work called done, but B — which depends on A — never started (waited \(formatSeconds(waitSeconds).en)); A reads isFinished=\(a.isFinished). The queue only learns that A finished from key-value notifications: wrap every change of isFinished (and isExecuting) in willChangeValue(forKey: \"isFinished\") / didChangeValue(forKey: \"isFinished\").",
+                ja: "A の処理は done を呼びましたが、A に依存する B が始まりませんでした（\(formatSeconds(waitSeconds).ja)待機）。A の isFinished は \(a.isFinished) です。キューが A の終了を知る手段は KVO 通知だけです。isFinished（と isExecuting）の変更をすべて willChangeValue(forKey: \"isFinished\") / didChangeValue(forKey: \"isFinished\") で囲みましょう。"),
                 events: trace.events)
         }
         return nil
@@ -439,8 +439,8 @@ public enum AsyncOperationCheck {
         // start() may have handed the work to another thread: wait until done has returned there.
         guard doneReturned.wait(seconds: options.deadlockSeconds, until: { $0 }) else {
             return CheckFailure(runsTheWork, observed: Localized(
-                "start() returned, and the work was never called (waited \(formatSeconds(options.deadlockSeconds))).",
-                ja: "start() は戻りましたが、処理は一度も呼ばれませんでした（\(formatSeconds(options.deadlockSeconds)) 待機）。"),
+                "start() returned, and the work was never called (waited \(formatSeconds(options.deadlockSeconds).en)).",
+                ja: "start() は戻りましたが、処理は一度も呼ばれませんでした（\(formatSeconds(options.deadlockSeconds).ja)待機）。"),
                 events: trace.events)
         }
         let flags = Flags(executing: a.isExecuting, finished: a.isFinished)
@@ -529,8 +529,8 @@ public enum AsyncOperationCheck {
         }
         guard cFinished, cFlags.finished else {
             return CheckFailure(cancelledSkipsWork, observed: Localized(
-                "C depends on A; C was cancelled while A's work was still out. A cancelled operation no longer waits for its dependencies, so the queue started C — but C never finished (waited \(formatSeconds(waitSeconds)); it reads \(cFlags)). A cancelled operation still has to finish(), announced.",
-                ja: "C は A に依存しています。A の処理の途中で C をキャンセルしました。キャンセルされたオペレーションは依存先を待たないので、キューは C を開始しましたが、C は終了しませんでした（\(formatSeconds(waitSeconds)) 待機、\(cFlags)）。キャンセルされたオペレーションも、通知付きで finish() する必要があります。"),
+                "C depends on A; C was cancelled while A's work was still out. A cancelled operation no longer waits for its dependencies, so the queue started C — but C never finished (waited \(formatSeconds(waitSeconds).en); it reads \(cFlags)). A cancelled operation still has to finish(), announced.",
+                ja: "C は A に依存しています。A の処理の途中で C をキャンセルしました。キャンセルされたオペレーションは依存先を待たないので、キューは C を開始しましたが、C は終了しませんでした（\(formatSeconds(waitSeconds).ja)待機、\(cFlags)）。キャンセルされたオペレーションも、通知付きで finish() する必要があります。"),
                 events: trace.events)
         }
         guard returnsWithin(seconds: options.deadlockSeconds, { queue.waitUntilAllOperationsAreFinished() }) else {

@@ -415,8 +415,8 @@ public enum ImagePipelineCheck {
         }
         if !siblingsMet {
             return CheckFailure(siblingsOverlap, observed: Localized(
-                "thumbnail waited \(formatSeconds(siblingSeconds)) for metadata to start alongside it (or the other way round), and it never did: they ran one after the other. They both need only decode — nothing should make one wait for the other.",
-                ja: "thumbnail は metadata が並んで始まるのを \(formatSeconds(siblingSeconds)) 待ちました（または逆）が、始まりませんでした。2 つは順番に実行されています。どちらも decode だけを必要とします。一方が他方を待つ理由はありません。"),
+                "thumbnail waited \(formatSeconds(siblingSeconds).en) for metadata to start alongside it (or the other way round), and it never did: they ran one after the other. They both need only decode — nothing should make one wait for the other.",
+                ja: "thumbnail は metadata が並んで始まるのを \(formatSeconds(siblingSeconds).ja)待ちました（または逆）が、始まりませんでした。2 つは順番に実行されています。どちらも decode だけを必要とします。一方が他方を待つ理由はありません。"),
                 events: events)
         }
         return nil

@@ -257,8 +257,8 @@ public enum BoundedBufferCheck {
         let seconds = formatSeconds(options.deadlockSeconds / 2)
         trace.record(broadcastFromCheck)
         return CheckFailure(wakesTheRightWaiter, observed: Localized(
-            "\(waiter) waited; \(change) returned, but \(waiter) was still waiting \(seconds) later. One broadcast() on your condition from the check then let it return at once: nobody had woken it. After every change, call condition.broadcast().",
-            ja: "\(waiter) が待っていました。\(change) は戻りましたが、\(seconds) 後も \(waiter) は待ったままでした。チェックがあなたの条件変数に broadcast() を 1 回送ると、すぐに戻りました。誰も起こしていなかったのです。変更のたびに condition.broadcast() を呼びましょう。"),
+            "\(waiter) waited; \(change) returned, but \(waiter) was still waiting \(seconds.en) later. One broadcast() on your condition from the check then let it return at once: nobody had woken it. After every change, call condition.broadcast().",
+            ja: "\(waiter) が待っていました。\(change) は戻りましたが、\(seconds.ja)後も \(waiter) は待ったままでした。チェックがあなたの条件変数に broadcast() を 1 回送ると、すぐに戻りました。誰も起こしていなかったのです。変更のたびに condition.broadcast() を呼びましょう。"),
             events: trace.events)
     }
 
@@ -339,8 +339,8 @@ public enum BoundedBufferCheck {
                             ja: "起こされたのは、より長く待っていた代役のほうでした。signal() は待機スレッドを 1 本だけ起こし、それが違う相手だったのです。")
                 : Localized("Neither waiter had been woken.", ja: "どちらの待機スレッドも起こされていませんでした。")
             return CheckFailure(wakesTheRightWaiter, observed: Localized(
-                "A thread of the check waited on your condition first, as \(standIn.en) would; then \(waiter) began to wait. \(change.en) returned, but \(waiter) was still waiting \(seconds) later. \(who.en) One broadcast() from the check then let \(waiter) return at once. Producers and consumers wait on one condition: wake them all with broadcast().",
-                ja: "まずチェックのスレッドが\(standIn.ja)の代わりにあなたの条件変数で待ち、続いて \(waiter) が待ち始めました。\(change.ja) は戻りましたが、\(seconds) 後も \(waiter) は待ったままでした。\(who.ja)チェックが broadcast() を 1 回送ると、\(waiter) はすぐに戻りました。生産者と消費者は 1 つの条件変数で待つので、broadcast() で全員を起こしましょう。"),
+                "A thread of the check waited on your condition first, as \(standIn.en) would; then \(waiter) began to wait. \(change.en) returned, but \(waiter) was still waiting \(seconds.en) later. \(who.en) One broadcast() from the check then let \(waiter) return at once. Producers and consumers wait on one condition: wake them all with broadcast().",
+                ja: "まずチェックのスレッドが\(standIn.ja)の代わりにあなたの条件変数で待ち、続いて \(waiter) が待ち始めました。\(change.ja) は戻りましたが、\(seconds.ja)後も \(waiter) は待ったままでした。\(who.ja)チェックが broadcast() を 1 回送ると、\(waiter) はすぐに戻りました。生産者と消費者は 1 つの条件変数で待つので、broadcast() で全員を起こしましょう。"),
                 events: trace.events)
         }
     }
@@ -458,11 +458,11 @@ public enum BoundedBufferCheck {
         }
         let trace = Trace()
         guard finished else {
-            trace.record(Localized("\(producers) producers and \(consumers) consumers did not finish within \(formatSeconds(options.deadlockSeconds))",
-                                   ja: "生産者 \(producers) 本と消費者 \(consumers) 本が \(formatSeconds(options.deadlockSeconds)) 以内に終わらない"))
+            trace.record(Localized("\(producers) producers and \(consumers) consumers did not finish within \(formatSeconds(options.deadlockSeconds).en)",
+                                   ja: "生産者 \(producers) 本と消費者 \(consumers) 本が \(formatSeconds(options.deadlockSeconds).ja)以内に終わらない"))
             return CheckFailure(.finishes, observed: Localized(
-                "\(producers) producers and \(consumers) consumers moving \(producers * perProducer) items through a buffer of 2 did not finish within \(formatSeconds(options.deadlockSeconds)): the threads still inside put or take were waiting for a wake-up that never came, or for a lock nobody released.",
-                ja: "\(producers) 本の生産者スレッドと \(consumers) 本の消費者スレッドが容量 2 のバッファで \(producers * perProducer) 要素を受け渡す処理が \(formatSeconds(options.deadlockSeconds)) 以内に終わりませんでした。put や take の中に残ったスレッドは、来ることのない起床の合図か、誰も解放しないロックを待っていました。"),
+                "\(producers) producers and \(consumers) consumers moving \(producers * perProducer) items through a buffer of 2 did not finish within \(formatSeconds(options.deadlockSeconds).en): the threads still inside put or take were waiting for a wake-up that never came, or for a lock nobody released.",
+                ja: "\(producers) 本の生産者スレッドと \(consumers) 本の消費者スレッドが容量 2 のバッファで \(producers * perProducer) 要素を受け渡す処理が \(formatSeconds(options.deadlockSeconds).ja)以内に終わりませんでした。put や take の中に残ったスレッドは、来ることのない起床の合図か、誰も解放しないロックを待っていました。"),
                 events: trace.events)
         }
         let all = takenBy.current.flatMap { $0 }

@@ -353,13 +353,13 @@ public enum TransfersCheck {
         let made = stressThreads * transfersPerThread
         guard finished else {
             let trace = Trace()
-            trace.record(Localized("\(stressThreads) threads × \(transfersPerThread) transfers did not finish within \(formatSeconds(options.deadlockSeconds))",
-                                   ja: "\(stressThreads) 本 × \(transfersPerThread) 回の送金が \(formatSeconds(options.deadlockSeconds)) 以内に終わらない"))
+            trace.record(Localized("\(stressThreads) threads × \(transfersPerThread) transfers did not finish within \(formatSeconds(options.deadlockSeconds).en)",
+                                   ja: "\(stressThreads) 本 × \(transfersPerThread) 回の送金が \(formatSeconds(options.deadlockSeconds).ja)以内に終わらない"))
             return CheckFailure(
                 noLockOrderDeadlock,
                 observed: Localized(
-                    "\(stressThreads) threads each made \(transfersPerThread) transfers among three accounts (two of them in opposite directions) and did not finish within \(formatSeconds(options.deadlockSeconds)): a lock-order deadlock, or a transfer that waits for ever. Take the locks in one global order.",
-                    ja: "\(stressThreads) 本のスレッドが 3 口座間でそれぞれ \(transfersPerThread) 回送金しましたが（うち 2 つは逆方向）、\(formatSeconds(options.deadlockSeconds)) 以内に終わりませんでした。ロック順序によるデッドロックか、永久に待つ送金です。ロックは全体で 1 つの順序で取りましょう。"),
+                    "\(stressThreads) threads each made \(transfersPerThread) transfers among three accounts (two of them in opposite directions) and did not finish within \(formatSeconds(options.deadlockSeconds).en): a lock-order deadlock, or a transfer that waits for ever. Take the locks in one global order.",
+                    ja: "\(stressThreads) 本のスレッドが 3 口座間でそれぞれ \(transfersPerThread) 回送金しましたが（うち 2 つは逆方向）、\(formatSeconds(options.deadlockSeconds).ja)以内に終わりませんでした。ロック順序によるデッドロックか、永久に待つ送金です。ロックは全体で 1 つの順序で取りましょう。"),
                 events: trace.events)
         }
         let final = accounts.reduce(0) { $0 + $1.balance }

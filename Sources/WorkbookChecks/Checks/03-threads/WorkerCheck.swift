@@ -131,8 +131,8 @@ public enum WorkerCheck {
         case .returned: return nil
         case .onlyAfterExtraBroadcast:
             return CheckFailure(.finishes, observed: Localized(
-                "join() did not return within \(formatSeconds(options.deadlockSeconds)); one broadcast() on your condition from the check then let it return: a change (the last job ending, the thread finishing) did not wake the threads waiting for it. Broadcast after every change of the state.",
-                ja: "join() が \(formatSeconds(options.deadlockSeconds)) 以内に戻らず、チェックがあなたの条件変数に broadcast() を 1 回送ると戻りました。状態の変化（最後のジョブの終了、スレッドの終了）が、それを待つスレッドを起こしていません。状態を変えるたびに broadcast しましょう。"),
+                "join() did not return within \(formatSeconds(options.deadlockSeconds).en); one broadcast() on your condition from the check then let it return: a change (the last job ending, the thread finishing) did not wake the threads waiting for it. Broadcast after every change of the state.",
+                ja: "join() が \(formatSeconds(options.deadlockSeconds).ja)以内に戻らず、チェックがあなたの条件変数に broadcast() を 1 回送ると戻りました。状態の変化（最後のジョブの終了、スレッドの終了）が、それを待つスレッドを起こしていません。状態を変えるたびに broadcast しましょう。"),
                 events: traceTail(log.trace.events))
         case .stuck:
             return .deadlock(trace: log.trace, options: options, doing: .verbatim("join()"))
@@ -146,8 +146,8 @@ public enum WorkerCheck {
                                                _ body: @escaping @Sendable () -> Value) -> Result<Value, CheckFailure> {
         guard let value = withDeadline(seconds: options.deadlockSeconds, body) else {
             return .failure(CheckFailure(returnsAtOnce, observed: Localized(
-                "\(calls.en) did not return within \(formatSeconds(options.deadlockSeconds)). start() only starts the thread, submit() only queues the job, shutdown() and cancel() only change the state and wake the thread; none of them may wait for a job — run the job loop on the worker's own thread, and run each job outside the lock.",
-                ja: "\(calls.ja) が \(formatSeconds(options.deadlockSeconds)) 以内に戻りませんでした。start() はスレッドを起動するだけ、submit() はジョブを積むだけ、shutdown() と cancel() は状態を変えてスレッドを起こすだけで、どれもジョブを待ってはいけません。ジョブのループはワーカー自身のスレッドで回し、各ジョブはロックの外で実行しましょう。"),
+                "\(calls.en) did not return within \(formatSeconds(options.deadlockSeconds).en). start() only starts the thread, submit() only queues the job, shutdown() and cancel() only change the state and wake the thread; none of them may wait for a job — run the job loop on the worker's own thread, and run each job outside the lock.",
+                ja: "\(calls.ja) が \(formatSeconds(options.deadlockSeconds).ja)以内に戻りませんでした。start() はスレッドを起動するだけ、submit() はジョブを積むだけ、shutdown() と cancel() は状態を変えてスレッドを起こすだけで、どれもジョブを待ってはいけません。ジョブのループはワーカー自身のスレッドで回し、各ジョブはロックの外で実行しましょう。"),
                 events: traceTail(log.trace.events)))
         }
         return .success(value)
@@ -240,8 +240,8 @@ public enum WorkerCheck {
         case .onlyAfterExtraBroadcast:
             log.trace.record(broadcastFromCheck)
             return CheckFailure(wakesIdle, observed: Localized(
-                "Job 1 ran, and the worker's thread went back to waiting for work. Then \(stop)() was called, but join() was still waiting \(formatSeconds(options.deadlockSeconds)) later; one broadcast() on your condition from the check let the thread end at once: \(stop)() changed the state without waking the thread. Broadcast in \(stop)().",
-                ja: "ジョブ 1 が実行され、ワーカーのスレッドは再びジョブ待ちに戻りました。そこで \(stop)() を呼びましたが、\(formatSeconds(options.deadlockSeconds)) 後も join() は待ったままでした。チェックがあなたの条件変数に broadcast() を 1 回送ると、スレッドはすぐに終わりました。\(stop)() は状態を変えただけで、スレッドを起こしていません。\(stop)() の中で broadcast しましょう。"),
+                "Job 1 ran, and the worker's thread went back to waiting for work. Then \(stop)() was called, but join() was still waiting \(formatSeconds(options.deadlockSeconds).en) later; one broadcast() on your condition from the check let the thread end at once: \(stop)() changed the state without waking the thread. Broadcast in \(stop)().",
+                ja: "ジョブ 1 が実行され、ワーカーのスレッドは再びジョブ待ちに戻りました。そこで \(stop)() を呼びましたが、\(formatSeconds(options.deadlockSeconds).ja)後も join() は待ったままでした。チェックがあなたの条件変数に broadcast() を 1 回送ると、スレッドはすぐに終わりました。\(stop)() は状態を変えただけで、スレッドを起こしていません。\(stop)() の中で broadcast しましょう。"),
                 events: traceTail(log.trace.events))
         case .stuck:
             return .deadlock(trace: log.trace, options: options, doing: Localized(
@@ -406,14 +406,14 @@ public enum WorkerCheck {
         }
         if returned.contains(false) {
             return CheckFailure(joinEveryTime, observed: Localized(
-                "Two threads called join() while job 1 ran; then shutdown(), and job 1 ended. One join() returned, the other was still waiting \(formatSeconds(options.deadlockSeconds)) later. join() must let every waiting thread through: wait in `while !finished { condition.wait() }` and broadcast when finished.",
-                ja: "ジョブ 1 の実行中に 2 本のスレッドが join() を呼び、その後 shutdown() してジョブ 1 が終わりました。join() の 1 つは戻りましたが、もう 1 つは \(formatSeconds(options.deadlockSeconds)) 後も待ったままでした。join() は待っているすべてのスレッドを通す必要があります。`while !finished { condition.wait() }` で待ち、終わったら broadcast しましょう。"),
+                "Two threads called join() while job 1 ran; then shutdown(), and job 1 ended. One join() returned, the other was still waiting \(formatSeconds(options.deadlockSeconds).en) later. join() must let every waiting thread through: wait in `while !finished { condition.wait() }` and broadcast when finished.",
+                ja: "ジョブ 1 の実行中に 2 本のスレッドが join() を呼び、その後 shutdown() してジョブ 1 が終わりました。join() の 1 つは戻りましたが、もう 1 つは \(formatSeconds(options.deadlockSeconds).ja)後も待ったままでした。join() は待っているすべてのスレッドを通す必要があります。`while !finished { condition.wait() }` で待ち、終わったら broadcast しましょう。"),
                 events: traceTail(log.trace.events))
         }
         guard returnsWithin(seconds: options.deadlockSeconds, { log.trace.span(Localized("join() again", ja: "もう一度 join()")) { worker.join() } }) else {
             return CheckFailure(joinEveryTime, observed: Localized(
-                "The worker had ended and two join() calls had returned; join() called once more did not return within \(formatSeconds(options.deadlockSeconds)). A join after the end must return at once: look at a finished flag instead of waiting for a signal that came earlier.",
-                ja: "ワーカーは終わり、2 つの join() も戻っていました。もう一度 join() を呼ぶと、\(formatSeconds(options.deadlockSeconds)) 以内に戻りませんでした。終了後の join はすぐに戻る必要があります。過去に一度だけ来た合図を待つのではなく、終了フラグを見ましょう。"),
+                "The worker had ended and two join() calls had returned; join() called once more did not return within \(formatSeconds(options.deadlockSeconds).en). A join after the end must return at once: look at a finished flag instead of waiting for a signal that came earlier.",
+                ja: "ワーカーは終わり、2 つの join() も戻っていました。もう一度 join() を呼ぶと、\(formatSeconds(options.deadlockSeconds).ja)以内に戻りませんでした。終了後の join はすぐに戻る必要があります。過去に一度だけ来た合図を待つのではなく、終了フラグを見ましょう。"),
                 events: traceTail(log.trace.events))
         }
         if !worker.isFinished {
