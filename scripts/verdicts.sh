@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs checks through the learner's path, straight from the built runners, and prints one verdict
-# per run: the reference solutions, the buggy variants, or answer files copied over a stub.
+# per run: the reference solutions, the buggy variants, or the learner's files as they are (copy an
+# answer over a stub and `swift build` first).
 #   scripts/verdicts.sh reference [NAME-REGEX] [--runs N] [--busy]
 #   scripts/verdicts.sh variants  [NAME-REGEX] [--runs N] [--busy]
+#   scripts/verdicts.sh learner   [NAME-REGEX] [--runs N] [--busy]
 # Each line: name, then the verdicts of its runs (done / failing:<property> / not-started / exit:<code>).
 # Uses the same ThreadSanitizer options as ExerciseChecker (Sources/WorkbookChecks/Verdicts).
 set -uo pipefail
@@ -19,8 +21,9 @@ while [ $# -gt 0 ]; do
 done
 case "$mode" in
     reference) runner=.build/debug/exercise-runner; names=$($runner --list); extra=--reference ;;
+    learner) runner=.build/debug/exercise-runner; names=$($runner --list); extra= ;;
     variants) runner=.build/debug/variant-runner; names=$($runner --list | cut -f1); extra= ;;
-    *) echo "usage: $0 reference|variants [NAME-REGEX] [--runs N] [--busy]" >&2; exit 2 ;;
+    *) echo "usage: $0 reference|variants|learner [NAME-REGEX] [--runs N] [--busy]" >&2; exit 2 ;;
 esac
 export TSAN_OPTIONS="halt_on_error=1:exitcode=66:detect_deadlocks=0:report_thread_leaks=0:report_signal_unsafe=0:history_size=7:handle_sigill=1:handle_sigtrap=1:handle_abort=1:atexit_sleep_ms=0"
 export SWIFT_BACKTRACE="enable=no"
