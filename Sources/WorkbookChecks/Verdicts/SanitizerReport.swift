@@ -80,7 +80,10 @@ public struct SanitizerReport: Sendable, Equatable {
                    let close = trimmed[trimmed.index(after: open)...].firstIndex(of: "'") {
                     let id = trimmed.dropFirst("Thread ".count).prefix { $0 != " " }
                     let name = String(trimmed[trimmed.index(after: open)..<close])
-                    if !name.isEmpty, !name.contains("runner"), !name.hasPrefix("explorer-") { threadNames["thread \(id)"] = name }
+                    // Not libdispatch's pool threads ("com.apple.root.default-qos.overcommit",
+                    // which TSan shows cut to its last 15 characters: "-qos.overcommit").
+                    let poolThread = name.hasPrefix("com.apple.") || name.contains("-qos")
+                    if !name.isEmpty, !poolThread, !name.contains("runner"), !name.hasPrefix("explorer-") { threadNames["thread \(id)"] = name }
                 }
                 // "Read of size 8 at 0x… by thread T2:" / "Previous write of size 8 at … by main thread:"
                 if let by = trimmed.range(of: " by "), trimmed.hasSuffix(":"),
