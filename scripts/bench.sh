@@ -57,20 +57,21 @@ for path in 04-async-await/CompletionToAsync 04-async-await/OrderedThumbnails 04
     for i in 1 2 3 4 5; do alone+=("$(seconds "$scratch/debug/exercise-runner" "$id" --reference)"); done
     echo "  the check alone (exercise-runner $id --reference): ${alone[*]} s, median $(printf '%s\n' "${alone[@]}" | median) s"
 done
-# `workbook`: check after an edit (through `swift run`, as the README says), beside
-# `swift test --filter` on the same edit, and watch: save → verdict printed.
+# `workbook`: edit → verdict on the same edits, the commands taking turns: `swift test --filter`,
+# `workbook check` through `swift run` (as the README says) and the built binary. Each edit changes
+# code (a statement in the first method), so the runners are relinked as after a learner's edit.
 cp exercises/Solutions/01-gcd/SafeCounter.swift "$exercise.answer"
-measure_workbook() {
-    local times=()
-    for i in 1 2 3 4 5; do
-        cp "$exercise.answer" "$exercise"
-        echo "// bench edit $i $(date +%s%N)" >> "$exercise"
-        times+=("$(seconds swift run --scratch-path "$scratch" workbook check SafeCounter)")
-    done
-    echo "${times[*]} s, median $(printf '%s\n' "${times[@]}" | median) s"
-}
-echo "edit → verdict, swift run workbook check SafeCounter (answer): $(measure_workbook)"
-echo "edit → verdict, swift test --filter (answer, same edits):       $(measure_edits "$exercise.answer")"
+code_edit() { awk -v n="$RANDOM$RANDOM" '!done && /^    }/ { print "        _ = " n; done = 1 } { print }' "$exercise.answer" > "${1:-$exercise}"; }
+hundredths() { local start=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; echo "$(date +%s.%N) - $start" | awk '{printf "%.2f", $1 - $3}'; }
+test_times=() run_times=() binary_times=()
+for i in 1 2 3 4 5; do
+    code_edit; test_times+=("$(hundredths swift test --scratch-path "$scratch" --filter 'ExercisesTests.SafeCounter$')")
+    code_edit; run_times+=("$(hundredths swift run --scratch-path "$scratch" workbook check SafeCounter)")
+    code_edit; binary_times+=("$(hundredths "$scratch/debug/workbook" check SafeCounter)")
+done
+echo "edit → verdict, swift test --filter ExercisesTests.SafeCounter (answer): ${test_times[*]} s, median $(printf '%s\n' "${test_times[@]}" | median) s"
+echo "edit → verdict, swift run workbook check SafeCounter (answer):         ${run_times[*]} s, median $(printf '%s\n' "${run_times[@]}" | median) s"
+echo "edit → verdict, .build/debug/workbook check SafeCounter (answer):      ${binary_times[*]} s, median $(printf '%s\n' "${binary_times[@]}" | median) s"
 watch_log=$(mktemp); keys=$(mktemp -u); mkfifo "$keys"
 "$scratch/debug/workbook" watch < "$keys" > "$watch_log" 2>&1 &
 watch_pid=$!
@@ -79,10 +80,10 @@ for _ in $(seq 1 100); do grep -q "Watching" "$watch_log" && break; sleep 0.1; d
 watch_times=()
 for i in 1 2 3 4 5; do
     before=$(grep -c "^Exercises: " "$watch_log")
-    cp "$exercise.answer" "$exercise.new"; echo "// bench watch $i $(date +%s%N)" >> "$exercise.new"
+    code_edit "$exercise.new"
     start=$(date +%s.%N); mv "$exercise.new" "$exercise"
     while [ "$(grep -c "^Exercises: " "$watch_log")" -eq "$before" ]; do sleep 0.02; done
-    watch_times+=("$(echo "$(date +%s.%N) - $start" | awk '{printf "%.1f", $1 - $3}')")
+    watch_times+=("$(echo "$(date +%s.%N) - $start" | awk '{printf "%.2f", $1 - $3}')")
 done
 echo q >&3; exec 3>&-; wait "$watch_pid"; rm -f "$keys" "$watch_log" "$exercise.answer"
 echo "save → verdict in workbook watch (rename-save of the answer): ${watch_times[*]} s, median $(printf '%s\n' "${watch_times[@]}" | median) s"
