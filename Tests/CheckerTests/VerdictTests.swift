@@ -138,6 +138,40 @@ struct VerdictTests {
         #expect(!details.contains { $0.contains("line 9") }, "\(details)")
     }
 
+    @Test("neither access has a line: the variable both functions use is found, and each is placed at its first use")
+    func noLineAtAll() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("verdict-\(UUID())")
+        let path = "exercises/Exercises/01-gcd/SafeCounter.swift"
+        let file = folder.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try """
+        public final class SafeCounter {
+            private var counts: [String: Int] = [:]
+            public func increment(_ page: String) {
+                queue.async { self.counts[page, default: 0] += 1 }
+            }
+            public func count(of page: String) -> Int {
+                let copy = counts
+                return copy[page, default: 0]
+            }
+        }
+        """.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let report = """
+        WARNING: ThreadSanitizer: data race (pid=1)
+          Write of size 8 at 0x720800000478 by thread T4:
+            #0 $s9Exercises11SafeCounterC9incrementyySSFyyXEfU_ /w/\(path) (exercise-runner+0x12c67c)
+          Previous read of size 8 at 0x720800000478 by thread T3:
+            #0 $s9Exercises11SafeCounterC5count2ofSiSS_tF /w/\(path) (exercise-runner+0x12d38a)
+        SUMMARY: ThreadSanitizer: data race
+        """
+        let checker = ExerciseChecker(packageRoot: folder, catalog: ReferenceCatalog.catalog, runner: folder, terminal: .plain, language: .en)
+        let (_, reason, details) = checker.describe(try #require(SanitizerReport.first(in: report)))
+        #expect(reason.en.hasPrefix("data race on `counts`"), "\(reason.en)")
+        #expect(details.contains { $0.hasPrefix("written at \(path) near line 4 in closure in SafeCounter.increment") }, "\(details)")
+        #expect(details.contains { $0.hasPrefix("read at \(path) near line 7 in SafeCounter.count") }, "\(details)")
+    }
+
     @Test("a crash keeps the runtime's message whole, Precondition failed included")
     func keepsPreconditionMessages() {
         let messages = runtimeMessages("""

@@ -340,21 +340,29 @@ public struct ExerciseChecker: Sendable {
     /// For a frame without a line: the first line of the function's body (from its `func` to the
     /// next `func`) that names `variable`, else the `func` line itself.
     func nearestLine(in place: SanitizerReport.Place, mentioning variable: String?, after made: Int? = nil) -> Int? {
-        guard let lines = sourceLines(place.file) else { return nil }
-        // "closure in SafeCounter.increment(String)" → "increment"
-        let qualified = place.function.components(separatedBy: " in ").last ?? place.function
-        let beforeParenthesis = qualified.prefix { $0 != "(" }
-        guard let name = beforeParenthesis.split(separator: ".").last.map(String.init), !name.isEmpty else { return nil }
-        guard let declaration = lines.firstIndex(where: { $0.range(of: "func \(name)\\b", options: .regularExpression) != nil }) else { return nil }
+        guard let lines = sourceLines(place.file), let body = functionBody(place.function, in: lines) else { return nil }
+        let declaration = body.lowerBound - 1
         if let variable {
             // After the line that made the object, when it is in this function: its uses.
-            let start = made.map { max(declaration + 1, $0) } ?? declaration + 1
-            for index in start..<lines.count {
-                if lines[index].contains("func ") { break }
-                if lines[index].range(of: "\\b\(variable)\\b", options: .regularExpression) != nil { return index + 1 }
+            let start = made.map { max(body.lowerBound, $0) } ?? body.lowerBound
+            for index in start..<max(start, body.upperBound)
+            where lines[index].range(of: "\\b\(variable)\\b", options: .regularExpression) != nil {
+                return index + 1
             }
         }
         return declaration + 1
+    }
+
+    /// The lines (0-based) after `function`'s `func` line, up to the next `func`:
+    /// "closure in SafeCounter.increment(String)" → the body of `func increment`.
+    private func functionBody(_ function: String, in lines: [String]) -> Range<Int>? {
+        let qualified = function.components(separatedBy: " in ").last ?? function
+        let beforeParenthesis = qualified.prefix { $0 != "(" }
+        guard let name = beforeParenthesis.split(separator: ".").last.map(String.init), !name.isEmpty,
+              let declaration = lines.firstIndex(where: { $0.range(of: "func \(name)\\b", options: .regularExpression) != nil })
+        else { return nil }
+        let end = lines[(declaration + 1)...].firstIndex { $0.contains("func ") } ?? lines.count
+        return (declaration + 1)..<end
     }
 
     private func sourceLines(_ file: String) -> [String]? {
@@ -375,16 +383,20 @@ public struct ExerciseChecker: Sendable {
         return declaration.count >= 2 ? String(declaration[1]) : nil
     }
 
-    /// A stored `var` of the learner's file that both racing lines mention, if there is one.
+    /// A stored `var` of the learner's file that both racing lines (or, without a line, their
+    /// functions) mention, if there is one.
     func sharedVariable(_ places: [SanitizerReport.Place]) -> String? {
         guard let file = places.first?.file, let lines = sourceLines(file) else { return nil }
         let declared = lines.compactMap { line -> String? in
             guard let range = line.range(of: #"\bvar\s+([A-Za-z_][A-Za-z0-9_]*)"#, options: .regularExpression) else { return nil }
             return String(line[range].split(whereSeparator: \.isWhitespace).last ?? "")
         }
+        // A place TSan gave no line stands for its function's whole body.
         let mentioned = places.compactMap { place -> String? in
-            guard let number = place.line, number >= 1, number <= lines.count else { return nil }
-            return lines[number - 1]
+            guard let number = place.line else {
+                return functionBody(place.function, in: lines).map { lines[$0].joined(separator: "\n") }
+            }
+            return number >= 1 && number <= lines.count ? lines[number - 1] : nil
         }
         guard !mentioned.isEmpty else { return nil }
         return declared.first { name in
