@@ -83,6 +83,27 @@ wait "$watch_pid"; status=$?; watch_pid=""
 [ $status -eq 0 ] && grep -q "Stopped watching" "$work/watch.log" && pass "watch quit on q (exit 0)" || fail "watch on q: exit $status"
 grep -q "SafeCounter — failing" "$work/watch.log" && pass "watch: the wrong answer failed" || fail "watch: no failing verdict: $(cat "$work/watch.log")"
 
+# 4b. q while a check waits out a deadlock: the watch ends at once and leaves no runner behind.
+fifo2="$work/keys2"; mkfifo "$fifo2"
+wb watch < "$fifo2" > "$work/watch2.log" 2>&1 &
+watch_pid=$!
+exec 3>"$fifo2"
+for _ in $(seq 1 100); do grep -q "Watching" "$work/watch2.log" && break; sleep 0.1; done
+awk '/public func increment\(_ page: String\) \{/ { print; print "        DispatchSemaphore(value: 0).wait()"; next } { print }' "$reference" > "$work/next.swift"
+mv "$work/next.swift" "$stub"
+for _ in $(seq 1 100); do grep -q "── .* SafeCounter" "$work/watch2.log" && break; sleep 0.05; done
+sleep 2  # the build is done and the check waits in the semaphore
+asked=$(date +%s%N)
+echo q >&3
+wait "$watch_pid"; status=$?; watch_pid=""
+exec 3>&-
+took=$(( ($(date +%s%N) - asked) / 1000000 ))
+[ $status -eq 0 ] && [ "$took" -le 1000 ] && grep -q "check in progress was stopped" "$work/watch2.log" \
+    && pass "q during a deadlocked check quit in $took ms (exit 0)" || fail "q during a check: exit $status after $took ms: $(cat "$work/watch2.log")"
+sleep 1
+pgrep -f "$PWD/.build/.*exercise-runner(-plain)? SafeCounter" >/dev/null && fail "a runner is still running after q" || pass "no runner left after q"
+cp "$work/Exercises/01-gcd/SafeCounter.swift" "$stub"
+
 # 5. A file that does not compile: the compiler's message, exit 1, the others still listed.
 printf 'import ExerciseKit\nlet broken: Int = "no"\n' > "$stub"
 out=$(wb check SafeCounter 2>&1); status=$?
