@@ -155,3 +155,26 @@ final class DropsEveryHundredthCounter: SafeCounterProtocol, @unchecked Sendable
     func count(of page: String) -> Int { queue.sync { counts[page, default: 0] } }
     func snapshot() -> [String: Int] { queue.sync { counts } }
 }
+
+/// Force-unwraps the count: a page never incremented crashes instead of reading 0.
+final class ForceUnwrapCounter: SafeCounterProtocol, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "variant.force-unwrap")
+    private var counts: [String: Int] = [:]
+    func increment(_ page: String) { queue.async { self.counts[page, default: 0] += 1 } }
+    func count(of page: String) -> Int { queue.sync { counts[page]! } }
+    func snapshot() -> [String: Int] { queue.sync { counts } }
+}
+
+/// Sets a new page to 1 and then adds one more: the first increment counts twice.
+final class CountsFirstTwiceCounter: SafeCounterProtocol, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "variant.counts-first-twice")
+    private var counts: [String: Int] = [:]
+    func increment(_ page: String) {
+        queue.async {
+            if self.counts[page] == nil { self.counts[page] = 1 }
+            self.counts[page, default: 0] += 1
+        }
+    }
+    func count(of page: String) -> Int { queue.sync { counts[page, default: 0] } }
+    func snapshot() -> [String: Int] { queue.sync { counts } }
+}

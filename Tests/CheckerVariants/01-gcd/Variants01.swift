@@ -41,6 +41,12 @@ let variants01: [VariantRegistration] = [
     .init("SafeCounter.dropsEveryHundredth", "an increment that drops every 100th call", breaks: SafeCounterCheck.noLostUpdate) {
         SafeCounterCheck.run { DropsEveryHundredthCounter() }
     },
+    .init("SafeCounter.forceUnwrap", "count(of:) force-unwraps: a page never seen crashes", breaks: VerdictProperty.crash) {
+        SafeCounterCheck.run { ForceUnwrapCounter() }
+    },
+    .init("SafeCounter.countsFirstTwice", "a new page's first increment counts twice", breaks: SafeCounterCheck.noLostUpdate) {
+        SafeCounterCheck.run { CountsFirstTwiceCounter() }
+    },
 
     .init("ReadersWriters.noBarrier", "writes without a barrier", breaks: ReadersWritersCheck.writeAlone) {
         ReadersWritersCheck.run { NoBarrierStore(storage: $0) }

@@ -21,8 +21,8 @@ public enum SafeCounterCheck {
     public static let readsSeeWrites = Property(
         id: "stale-read",
         name: Localized("reads see all prior writes", ja: "読み取りはそれ以前の書き込みをすべて反映する"),
-        rule: Localized("A thread that increments a page and then reads it sees its own increment.",
-                        ja: "あるページを増やしたスレッドがその後に読むと、自分の増分が見える。"))
+        rule: Localized("A thread that increments a page and then reads it sees its own increment; a page never incremented reads 0.",
+                        ja: "あるページを増やしたスレッドがその後に読むと、自分の増分が見える。一度も増やしていないページは 0 と読める。"))
     public static let noLostUpdate = Property(
         id: "lost-update",
         name: Localized("no lost update", ja: "更新が失われない"),
@@ -74,6 +74,17 @@ public enum SafeCounterCheck {
 
     static func checkReadsSeeWrites(_ counter: any SafeCounterProtocol, options: CheckOptions) -> CheckFailure? {
         let trace = Trace()
+        // A page nobody incremented: 0 views (`counts[page]!` crashes here, with the line).
+        guard let unseen = withDeadline(seconds: options.deadlockSeconds, { counter.count(of: "never-counted") }) else {
+            return .deadlock(trace: trace, options: options, doing: .verbatim("count(of: \"never-counted\")"))
+        }
+        trace.record("count(of: \"never-counted\") → \(unseen)", lane: "main")
+        guard unseen == 0 else {
+            return CheckFailure(readsSeeWrites, observed: Localized(
+                "On a new counter, count(of: \"never-counted\") returned \(unseen): a page never incremented has 0 views.",
+                ja: "新しいカウンタで count(of: \"never-counted\") が \(unseen) を返しました。一度も増やしていないページの閲覧数は 0 です。"),
+                events: trace.events)
+        }
         let firstStale = Locked<(sequence: Int, page: String, expected: Int, call: String, value: Int)?>(nil)
         let finished = runOnThreads(threads, deadlineSeconds: options.deadlockSeconds) { index in
             let page = "page\(index + 1)"
@@ -100,6 +111,13 @@ public enum SafeCounterCheck {
         waitForQueuesRound()
         let later = withDeadline(seconds: options.deadlockSeconds) { counter.count(of: stale.page) }
         let nth = Localized.ordinal(stale.expected)
+        if stale.value > stale.expected || (later ?? 0) > stale.expected {
+            let counted = max(stale.value, later ?? 0)
+            return CheckFailure(noLostUpdate, observed: Localized(
+                "A thread incremented \"\(stale.page)\" \(stale.expected) time(s), and then \(stale.call) returned \(stale.value)\(later.map { "; a moment later count(of:) returned \($0)" } ?? ""). Only that thread writes \"\(stale.page)\": \(counted - stale.expected) more than the increments made. Each call adds exactly one.",
+                ja: "あるスレッドが \"\(stale.page)\" を \(stale.expected) 回増やした直後、\(stale.call) が \(stale.value) を返しました\(later.map { "（少し後の count(of:) は \($0)）" } ?? "")。\"\(stale.page)\" に書くのはそのスレッドだけなので、実際の増分より \(counted - stale.expected) 多く数えています。呼び出し 1 回につき、ちょうど 1 増やしましょう。"),
+                events: traceWindow(trace.events, around: stale.sequence))
+        }
         if let later, later < stale.expected {
             trace.record(Localized("a moment later: count(of: \"\(stale.page)\") → \(later)", ja: "少し後: count(of: \"\(stale.page)\") → \(later)"))
             return CheckFailure(noLostUpdate, observed: Localized(
