@@ -200,6 +200,17 @@ struct VerdictTests {
         #expect(other.contains("exercises/Exercises/01-gcd/SafeCounter.swift:4: Fatal error: y"))
     }
 
+    @Test("a semaphore freed with a wait still out is explained from the frame that trapped (Linux prints no message), once")
+    func semaphoreDispose() {
+        let report = """
+        ==1==ERROR: ThreadSanitizer: ILL on unknown address 0x7fd1e10079b9
+            #0 _dispatch_semaphore_dispose crtstuff.c (libdispatch.so+0x359b9)
+        BUG IN CLIENT OF LIBDISPATCH: Semaphore object deallocated while in use
+        """
+        let messages = runtimeMessages(report)
+        #expect(messages.filter { $0.hasPrefix("libdispatch: a DispatchSemaphore was freed") }.count == 1, "\(messages)")
+    }
+
     @Test("the hint for the property that failed comes first, the most specific before the general")
     func hintsByProperty() throws {
         let entry = try #require(ReferenceCatalog.catalog.entry("SafeCounter"))

@@ -29,7 +29,7 @@ func runtimeMessages(_ standardError: String, language: Language = .en, learnerF
     if shown.isEmpty { shown = Array(lines.suffix(8)) }
     var seen = Set<String>()
     shown = shown.filter { seen.insert($0).inserted && !$0.hasPrefix("Backtrace took") }
-    for (needle, meaning) in libdispatchTraps where standardError.contains(needle) {
+    for (needle, meaning) in libdispatchTraps where standardError.contains(needle) && !shown.contains(meaning.text(language)) {
         shown.insert(meaning.text(language), at: 0)
     }
     // TSan's "ERROR: ThreadSanitizer: ILL on unknown address …" only repeats that the program
@@ -69,7 +69,14 @@ private let libdispatchTraps: [(String, Localized)] = [
     ("Unbalanced call to dispatch_group_leave",
      Localized("libdispatch: `leave()` was called more times than `enter()` on a DispatchGroup.",
                ja: "libdispatch: DispatchGroup で `leave()` が `enter()` より多く呼ばれました。")),
-    ("Semaphore object deallocated while in use",
-     Localized("libdispatch: a DispatchSemaphore was freed while its count was below its starting value (a `wait()` without its `signal()`).",
-               ja: "libdispatch: DispatchSemaphore が、値が初期値より小さいまま（`signal()` のない `wait()` がある状態で）解放されました。")),
+    ("Semaphore object deallocated while in use", semaphoreFreedInUse),
+    // Linux prints no message for it: TSan's report names the frame that trapped.
+    ("_dispatch_semaphore_dispose", semaphoreFreedInUse),
+    ("_dispatch_group_dispose",
+     Localized("libdispatch: a DispatchGroup was freed while work had entered it and not left (an `enter()` without its `leave()`, on some path).",
+               ja: "libdispatch: DispatchGroup が、enter したまま leave していない処理がある状態で解放されました（どこかの経路で `enter()` に対応する `leave()` がありません）。")),
 ]
+
+private let semaphoreFreedInUse = Localized(
+    "libdispatch: a DispatchSemaphore was freed while its count was below its starting value (a `wait()` without its `signal()`, on some path — a failure's, say).",
+    ja: "libdispatch: DispatchSemaphore が、値が初期値より小さいまま（どこかの経路、たとえば失敗時に、`signal()` のない `wait()` がある状態で）解放されました。")
