@@ -61,12 +61,19 @@ count=$(ls exercises/backups | wc -l)
 out=$(wb reset SafeCounter 2>&1)
 [ "$(ls exercises/backups | wc -l)" -eq "$count" ] && pass "reset of an untouched stub: no new backup ($out)" || fail "reset of the stub made a backup"
 
+# `workbook watch` in the background, its keys written to descriptor 3, its output in LOG; returns
+# once it says what it watches.
+start_watch() {
+    local log=$1 keys="$work/keys-$RANDOM"
+    mkfifo "$keys"
+    wb watch < "$keys" > "$log" 2>&1 &
+    watch_pid=$!
+    exec 3>"$keys"
+    for _ in $(seq 1 100); do grep -q "Watching" "$log" && break; sleep 0.1; done
+}
+
 # 4. Watch: a rename-save is noticed within 2 s; q quits with exit 0.
-fifo="$work/keys"; mkfifo "$fifo"
-wb watch < "$fifo" > "$work/watch.log" 2>&1 &
-watch_pid=$!
-exec 3>"$fifo"
-for _ in $(seq 1 100); do grep -q "Watching" "$work/watch.log" && break; sleep 0.1; done
+start_watch "$work/watch.log"
 sed 's/counts\[page, default: 0\] += 1/counts[page, default: 0] += 0/' "$reference" > "$work/next.swift"
 mv "$work/next.swift" "$stub"
 saved=$(date +%s%N)
@@ -84,15 +91,11 @@ wait "$watch_pid"; status=$?; watch_pid=""
 grep -q "SafeCounter — failing" "$work/watch.log" && pass "watch: the wrong answer failed" || fail "watch: no failing verdict: $(cat "$work/watch.log")"
 
 # 4b. q while a check waits out a deadlock: the watch ends at once and leaves no runner behind.
-fifo2="$work/keys2"; mkfifo "$fifo2"
-wb watch < "$fifo2" > "$work/watch2.log" 2>&1 &
-watch_pid=$!
-exec 3>"$fifo2"
-for _ in $(seq 1 100); do grep -q "Watching" "$work/watch2.log" && break; sleep 0.1; done
+start_watch "$work/watch2.log"
 awk '/public func increment\(_ page: String\) \{/ { print; print "        DispatchSemaphore(value: 0).wait()"; next } { print }' "$reference" > "$work/next.swift"
 mv "$work/next.swift" "$stub"
-for _ in $(seq 1 100); do grep -q "── .* SafeCounter" "$work/watch2.log" && break; sleep 0.05; done
-sleep 2  # the build is done and the check waits in the semaphore
+runner="$PWD/.build/.*exercise-runner(-plain)? SafeCounter"
+for _ in $(seq 1 300); do pgrep -f "$runner" >/dev/null && break; sleep 0.05; done  # built; the check waits
 asked=$(date +%s%N)
 echo q >&3
 wait "$watch_pid"; status=$?; watch_pid=""
@@ -101,7 +104,7 @@ took=$(( ($(date +%s%N) - asked) / 1000000 ))
 [ $status -eq 0 ] && [ "$took" -le 1000 ] && grep -q "check in progress was stopped" "$work/watch2.log" \
     && pass "q during a deadlocked check quit in $took ms (exit 0)" || fail "q during a check: exit $status after $took ms: $(cat "$work/watch2.log")"
 sleep 1
-pgrep -f "$PWD/.build/.*exercise-runner(-plain)? SafeCounter" >/dev/null && fail "a runner is still running after q" || pass "no runner left after q"
+pgrep -f "$runner" >/dev/null && fail "a runner is still running after q" || pass "no runner left after q"
 cp "$work/Exercises/01-gcd/SafeCounter.swift" "$stub"
 
 # 5. A file that does not compile: the compiler's message, exit 1, the others still listed.

@@ -84,15 +84,21 @@ struct VerdictTests {
         #expect(report.threadNames == ["thread T2": "caller"])
     }
 
-    @Test("the data-race verdict names the variable, both places and their lines")
-    func describesRace() throws {
+    /// The checker's reading of a TSan `report`, with `source` as the learner's file at `path` in a
+    /// package folder of its own.
+    func describe(_ report: String, learnerFile path: String, source: String) throws -> (property: String, reason: Localized, details: [String]) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("verdict-\(UUID())")
-        let file = folder.appendingPathComponent("exercises/Exercises/01-gcd/SafeCounter.swift")
+        let file = folder.appendingPathComponent(path)
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Self.racySource.write(to: file, atomically: true, encoding: .utf8)
+        try source.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: folder) }
         let checker = ExerciseChecker(packageRoot: folder, catalog: ReferenceCatalog.catalog, runner: folder, terminal: .plain, language: .en)
-        let (property, reason, details) = checker.describe(try #require(SanitizerReport.first(in: Self.raceReport)))
+        return checker.describe(try #require(SanitizerReport.first(in: report)))
+    }
+
+    @Test("the data-race verdict names the variable, both places and their lines")
+    func describesRace() throws {
+        let (property, reason, details) = try describe(Self.raceReport, learnerFile: "exercises/Exercises/01-gcd/SafeCounter.swift", source: Self.racySource)
         #expect(property == VerdictProperty.dataRace)
         #expect(reason.en.hasPrefix("data race on `counts`"))
         #expect(details.contains("read at exercises/Exercises/01-gcd/SafeCounter.swift:15 in SafeCounter.count(of: String), by thread T2"))
@@ -103,11 +109,8 @@ struct VerdictTests {
 
     @Test("one statement raced by two threads: the access TSan gives no line is placed at the other's line, not at a later use")
     func sameStatementTwice() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("verdict-\(UUID())")
         let path = "exercises/Exercises/05-continuations/WrapCallbackAPI.swift"
-        let file = folder.appendingPathComponent(path)
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try """
+        let source = """
         public struct WeatherService {
             public func forecast(for city: String) async throws -> Forecast {
                 let forecast: Forecast = try await withCheckedThrowingContinuation { continuation in
@@ -120,8 +123,7 @@ struct VerdictTests {
                 return forecast
             }
         }
-        """.write(to: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        """
         let closure = "$s9Exercises14WeatherServiceV8forecast3for11ExerciseKit8ForecastVSS_tYaKFyScCyAHs5Error_pGXEfU_yAF0H4DataVSg_sAI_pSgtYbcfU_"
         let report = """
         WARNING: ThreadSanitizer: data race (pid=1)
@@ -131,8 +133,7 @@ struct VerdictTests {
             #0 \(closure) /w/\(path):5:33 (exercise-runner+0x17aae8)
         SUMMARY: ThreadSanitizer: data race
         """
-        let checker = ExerciseChecker(packageRoot: folder, catalog: ReferenceCatalog.catalog, runner: folder, terminal: .plain, language: .en)
-        let (_, _, details) = checker.describe(try #require(SanitizerReport.first(in: report)))
+        let (_, _, details) = try describe(report, learnerFile: path, source: source)
         #expect(details.contains { $0.hasPrefix("written at \(path) near line 5 in closure in WeatherService.forecast") }, "\(details)")
         #expect(details.contains { $0.hasPrefix("written at \(path):5 in closure in WeatherService.forecast") })
         #expect(!details.contains { $0.contains("line 9") }, "\(details)")
@@ -140,11 +141,8 @@ struct VerdictTests {
 
     @Test("neither access has a line: the variable both functions use is found, and each is placed at its first use")
     func noLineAtAll() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("verdict-\(UUID())")
         let path = "exercises/Exercises/01-gcd/SafeCounter.swift"
-        let file = folder.appendingPathComponent(path)
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try """
+        let source = """
         public final class SafeCounter {
             private var counts: [String: Int] = [:]
             public func increment(_ page: String) {
@@ -155,8 +153,7 @@ struct VerdictTests {
                 return copy[page, default: 0]
             }
         }
-        """.write(to: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        """
         let report = """
         WARNING: ThreadSanitizer: data race (pid=1)
           Write of size 8 at 0x720800000478 by thread T4:
@@ -165,8 +162,7 @@ struct VerdictTests {
             #0 $s9Exercises11SafeCounterC5count2ofSiSS_tF /w/\(path) (exercise-runner+0x12d38a)
         SUMMARY: ThreadSanitizer: data race
         """
-        let checker = ExerciseChecker(packageRoot: folder, catalog: ReferenceCatalog.catalog, runner: folder, terminal: .plain, language: .en)
-        let (_, reason, details) = checker.describe(try #require(SanitizerReport.first(in: report)))
+        let (_, reason, details) = try describe(report, learnerFile: path, source: source)
         #expect(reason.en.hasPrefix("data race on `counts`"), "\(reason.en)")
         #expect(details.contains { $0.hasPrefix("written at \(path) near line 4 in closure in SafeCounter.increment") }, "\(details)")
         #expect(details.contains { $0.hasPrefix("read at \(path) near line 7 in SafeCounter.count") }, "\(details)")
