@@ -25,7 +25,7 @@ let package = Package(
         // What the interposers share: forwarding to TSan's interceptor or the next library (Linux).
         .target(name: "Interposing"),
         // Shared machinery: trace, timeline, terminal, localization, scenarios, REPL.
-        .target(name: "WorkbookCore", dependencies: ["WorkbookExplorer"]),
+        .target(name: "WorkbookCore", dependencies: ["WorkbookExplorer", "Interposing"]),
         // Exercise contracts, fakes and the `todo()` marker, shared by stubs, solutions and checks.
         .target(name: "ExerciseKit", dependencies: ["WorkbookCore", "WorkbookExplorer", "ReleasePoints"]),
         // Pauses a thread right after its k-th release (unlock, signal, sync, leave), so a fake can

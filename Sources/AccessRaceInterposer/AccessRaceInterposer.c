@@ -99,7 +99,9 @@ NOT_CHECKED_BY_TSAN void swift_beginAccess(void *pointer, void *buffer, uintptr_
     else __tsan_read1_pc(pointer, caller);
 }
 
-void workbook_access_race_interposer_start(void) { findRanges(); }
+void workbook_access_race_interposer_start(void) {
+    if (workbook_linux_mechanisms_enabled()) findRanges();
+}
 #else
 void workbook_access_race_interposer_start(void) {}
 #endif

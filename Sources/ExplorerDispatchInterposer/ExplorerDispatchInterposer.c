@@ -103,7 +103,7 @@ static int from_concurrency_runtime(dispatch_function_t work) {
 }
 
 static int takes(dispatch_queue_t queue, dispatch_function_t work) {
-    return taker && queue != &_dispatch_main_q && from_concurrency_runtime(work);
+    return taker && queue != &_dispatch_main_q && workbook_linux_mechanisms_enabled() && from_concurrency_runtime(work);
 }
 
 void dispatch_async_f(dispatch_queue_t queue, void *context, dispatch_function_t work) {

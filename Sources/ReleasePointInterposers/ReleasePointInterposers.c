@@ -213,10 +213,11 @@ NOT_CHECKED_BY_TSAN static int submitted_in_fiber(dispatch_queue_t queue, dispat
 // A submission is a release too (TSan orders the block after it): a pause right after it lets
 // another thread submit between two blocks of one call.
 void dispatch_async(dispatch_queue_t queue, dispatch_block_t block) {
-    __typeof__(&dispatch_barrier_async) barrier = is_barrier_block(block) ? TSAN_INTERCEPTOR(dispatch_barrier_async) : NULL;
+    int enabled = workbook_linux_mechanisms_enabled();
+    __typeof__(&dispatch_barrier_async) barrier = enabled && is_barrier_block(block) ? TSAN_INTERCEPTOR(dispatch_barrier_async) : NULL;
     if (barrier) {
         barrier(queue, block);
-    } else if (!submitted_in_fiber(queue, block)) {
+    } else if (!enabled || !submitted_in_fiber(queue, block)) {
         FORWARD(dispatch_async);
         real(queue, block);
     }
@@ -230,7 +231,7 @@ void dispatch_barrier_async(dispatch_queue_t queue, dispatch_block_t block) {
 }
 
 void dispatch_sync(dispatch_queue_t queue, dispatch_block_t block) {
-    if (is_barrier_block(block)) {
+    if (workbook_linux_mechanisms_enabled() && is_barrier_block(block)) {
         __typeof__(&dispatch_barrier_sync) barrier = TSAN_INTERCEPTOR(dispatch_barrier_sync);
         if (barrier) {
             barrier(queue, block);
@@ -249,7 +250,9 @@ void dispatch_barrier_sync(dispatch_queue_t queue, dispatch_block_t block) {
     workbook_release_point_reached();
 }
 
-void workbook_release_point_interposers_linked(void) { workbook_release_points_mark_available(); }
+void workbook_release_point_interposers_linked(void) {
+    if (workbook_linux_mechanisms_enabled()) workbook_release_points_mark_available();
+}
 #else
 void workbook_release_point_interposers_linked(void) {}
 #endif

@@ -4,10 +4,18 @@ import WorkbookExplorer
 /// How a verdict looks to the learner: the property broken, the rule, what was seen, the tally
 /// and the timeline of the interleaving that broke it.
 public enum Report {
-    public static func passed(_ exercise: String, properties: [Property], terminal: Terminal, language: Language) -> String {
+    /// `✓ SafeCounter — done (…properties…)`, and on a platform where some probes could not
+    /// run, a second line that names them: a pass never hides what was not checked.
+    public static func passed(_ exercise: String, properties: [Property], notRun: [PlatformProbe] = [], terminal: Terminal, language: Language) -> String {
         let names = properties.map { $0.name.text(language) }.joined(separator: ", ")
         let head = Localized("✓ \(exercise) — done", ja: "✓ \(exercise) — 完了").text(language)
-        return terminal.paint(head, .green) + terminal.paint(" (\(names))", .dim)
+        var text = terminal.paint(head, .green) + terminal.paint(" (\(names))", .dim)
+        if !notRun.isEmpty {
+            let gap = Localized("But \(PlatformProbes.sentence(notRun).en). See docs/how-checks-work.md, \"On Apple platforms\".",
+                                ja: "ただし、\(PlatformProbes.sentence(notRun).ja)。docs/ja/how-checks-work.md の「Apple プラットフォームでは」を参照してください。")
+            text += "\n" + terminal.paint(wrap(gap.text(language), prefix: "  ", width: terminal.width).joined(separator: "\n"), .yellow)
+        }
+        return text
     }
 
     /// How to run one failing schedule again after an edit, without the search.

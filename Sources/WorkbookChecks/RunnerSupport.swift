@@ -258,7 +258,9 @@ public enum RunnerOutput {
     public static func print(_ result: CheckResult, exercise: String, options: RunnerOptions) -> Int32 {
         switch result {
         case let .passed(properties):
-            Console.line(Report.passed(exercise, properties: properties, terminal: options.terminal, language: options.language))
+            let notRun = PlatformProbes.notRunnable(exercise)
+            Console.line(Report.passed(exercise, properties: properties, notRun: notRun, terminal: options.terminal, language: options.language))
+            for probe in notRun { Console.line("\(PlatformProbes.notRunMarker) \(probe.id)") }
             Console.line("\(RunnerProtocol.verdictMarker) done")
             return RunnerProtocol.doneExitCode
         case let .failed(failure):
@@ -292,8 +294,31 @@ public enum PropertyTables {
                 lines.append("| `\(property.id)` | \(t(property.name)) | \(t(property.rule)) |")
             }
         }
+        lines += probeTable(exercises.map(\.exercise), language: language)
         lines.append("")
         lines.append(end)
         return lines.joined(separator: "\n")
+    }
+
+    /// What each exercise's check does on Linux only (`PlatformProbes`), and what it needs.
+    static func probeTable(_ exercises: [String], language: Language) -> [String] {
+        func t(_ text: Localized) -> String { text.text(language).replacingOccurrences(of: "|", with: "\\|") }
+        var lines = ["", Localized("#### Checked on Linux only", ja: "#### Linux でのみ検査するもの").text(language)]
+        lines.append(t(Localized(
+            "On Apple platforms these probes cannot run, and a \"done\" verdict says so, naming them. Everything else in the tables above (ThreadSanitizer included, where Xcode provides it) runs on both.",
+            ja: "Apple プラットフォームではこれらの検査を実行できず、「完了」の判定にはそのことと検査の名前が添えられます。上の表のそれ以外（Xcode に ThreadSanitizer があればデータ競合も）は両方で検査します。")))
+        lines.append("")
+        lines.append(Localized("| exercise | probe | what it provokes or sees | needs (Linux only) |", ja: "| 演習 | 検査 | 起こす・観測するもの | 必要なもの（Linux のみ） |").text(language))
+        lines.append("|---|---|---|---|")
+        for exercise in exercises {
+            let probes = PlatformProbes.of(exercise)
+            if probes.isEmpty {
+                lines.append("| \(exercise) | — | \(t(Localized("every part runs on both", ja: "すべて両方で実行"))) | — |")
+            }
+            for probe in probes {
+                lines.append("| \(exercise) | `\(probe.id)` | \(t(probe.what)) | \(probe.needs.map { t($0.summary) }.joined(separator: "; ")) |")
+            }
+        }
+        return lines
     }
 }

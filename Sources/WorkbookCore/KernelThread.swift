@@ -29,6 +29,7 @@ public struct ThreadUsage: Sendable {
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
         let cpu = Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
         #if os(Linux)
+        guard PlatformMechanism.threadObservation.isAvailable else { return ThreadUsage(cpuSeconds: cpu, sleeps: nil, preemptions: nil) }
         var usage = rusage()
         getrusage(1 /* RUSAGE_THREAD */, &usage)
         return ThreadUsage(cpuSeconds: cpu, sleeps: usage.ru_nvcsw, preemptions: usage.ru_nivcsw)
@@ -52,6 +53,7 @@ public struct KernelThread: Sendable {
     /// The calling thread, or nil where `/proc` is not available.
     public static func current() -> KernelThread? {
         #if os(Linux)
+        guard PlatformMechanism.threadObservation.isAvailable else { return nil }
         var buffer = [CChar](repeating: 0, count: 64)
         let count = readlink("/proc/thread-self", &buffer, buffer.count - 1)
         guard count > 0 else { return nil }

@@ -374,12 +374,18 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
     }
 }
 
-#if compiler(>=6.3)
+// `SchedulingExecutor` is SPI in Swift 6.3 (`@_spi(ExperimentalScheduling)`). Apple's SDKs ship
+// only the public interface of `_Concurrency`, so Xcode cannot see it: the conformance exists
+// only where the toolchain's own module is used (Linux). Without it the run's sleeps still work,
+// through the runtime's delay and deadline hooks (`RuntimeHooks`); build with
+// `-Xswiftc -DWORKBOOK_NO_SCHEDULING_SPI` to take that path here, as a Mac does.
+#if compiler(>=6.3) && !canImport(Darwin) && !WORKBOOK_NO_SCHEDULING_SPI
 @_spi(ExperimentalScheduling) import _Concurrency
 
 /// Since Swift 6.3 `Task.sleep` asks the task's executor to schedule the wake-up when it can
 /// (`SchedulingExecutor`, experimental): the run takes it as a timer in virtual time. Older
-/// runtimes go through the runtime's delay and deadline hooks instead (`RuntimeHooks`).
+/// runtimes, and toolchains that cannot see the SPI, go through the runtime's delay and deadline
+/// hooks instead (`RuntimeHooks`).
 @available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
 extension ScheduleRun: SchedulingExecutor {
     func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {

@@ -109,7 +109,8 @@ struct Checking {
         return entries.compactMap { entry in
             guard let verdict = found[entry.id] else { return nil }
             if let file = built.fingerprints[entry.id] {
-                state.verdicts[entry.id] = .init(file: file, status: verdict.status, property: verdict.failedProperty, checkedAt: Date())
+                state.verdicts[entry.id] = .init(file: file, status: verdict.status, property: verdict.failedProperty, checkedAt: Date(),
+                                                 notRun: verdict.notRun.isEmpty ? nil : verdict.notRun)
             }
             return verdict
         }

@@ -9,8 +9,10 @@ import WorkbookCore
 /// { "schema": 1, "generatedAt": "2026-11-24T16:00:00Z",
 ///   "counts": { "done": 1, "failing": 1, "notStarted": 13, "unknown": 0 },
 ///   "exercises": [ { "id": "SafeCounter", "chapter": "01-gcd", "status": "done",
-///                    "failedProperty": null, "checkedAt": "2026-11-24T15:58:02Z" } ] }
+///                    "failedProperty": null, "notRun": [], "checkedAt": "2026-11-24T15:58:02Z" } ] }
 /// ```
+/// `notRun` lists, for a done exercise, the check's probes that could not run on the learner's
+/// platform (`PlatformProbe.id`, e.g. `increment-interrupted` on a Mac); empty otherwise.
 /// `status` is `done`, `failing`, `not-started`, or `unknown` (the code did not build and the
 /// exercise was never checked).
 enum ProgressCommand {
@@ -21,6 +23,7 @@ enum ProgressCommand {
             let chapter: String
             let status: String
             let failedProperty: String?
+            let notRun: [String]
             let checkedAt: Date?
 
             func encode(to encoder: any Encoder) throws {
@@ -29,9 +32,10 @@ enum ProgressCommand {
                 try container.encode(chapter, forKey: .chapter)
                 try container.encode(status, forKey: .status)
                 try container.encode(failedProperty, forKey: .failedProperty)  // null, not left out
+                try container.encode(notRun, forKey: .notRun)
                 try container.encode(checkedAt, forKey: .checkedAt)
             }
-            enum CodingKeys: String, CodingKey { case id, chapter, status, failedProperty, checkedAt }
+            enum CodingKeys: String, CodingKey { case id, chapter, status, failedProperty, notRun, checkedAt }
         }
         let schema = 1
         let generatedAt: Date
@@ -75,6 +79,7 @@ enum ProgressCommand {
             }
             report.exercises.append(.init(id: entry.id, chapter: entry.chapter, status: status,
                                           failedProperty: verdict?.status == .failing ? verdict?.failedProperty : nil,
+                                          notRun: verdict?.status == .done ? verdict?.notRun ?? [] : [],
                                           checkedAt: state.verdicts[entry.id]?.checkedAt))
         }
         return report

@@ -88,7 +88,7 @@ struct CommandContext {
             // whole and "next" stays on the exercise being edited.
             for entry in stale {
                 if let last = state.verdicts[entry.id] {
-                    verdicts[entry.id] = Verdict(exercise: entry.id, status: last.status, failedProperty: last.property, report: "")
+                    verdicts[entry.id] = Verdict(exercise: entry.id, status: last.status, failedProperty: last.property, report: "", notRun: last.notRun ?? [])
                 }
             }
             return (verdicts, error.diagnostics)
@@ -112,7 +112,7 @@ struct CommandContext {
         var verdicts: [String: Verdict] = [:]
         for entry in workspace.catalog.exercises {
             if let cached = state.verdict(for: entry, in: workspace, checks: checks) {
-                verdicts[entry.id] = Verdict(exercise: entry.id, status: cached.status, failedProperty: cached.property, report: "")
+                verdicts[entry.id] = Verdict(exercise: entry.id, status: cached.status, failedProperty: cached.property, report: "", notRun: cached.notRun ?? [])
             }
         }
         return verdicts

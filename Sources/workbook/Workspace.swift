@@ -99,6 +99,8 @@ struct WorkbookState: Codable {
         var status: Verdict.Status
         var property: String?
         var checkedAt: Date
+        /// Done, but these platform probes could not run (`Verdict.notRun`); absent in older files.
+        var notRun: [String]?
     }
 
     struct HintsShown: Codable {

@@ -4,7 +4,14 @@
 // ours win), else to the next library's definition. See ReleasePointInterposers.c and
 // ExplorerDispatchInterposer.c.
 #pragma once
+#include <stdbool.h>
 #include <stddef.h>  // NULL
+
+/// True on Linux unless `WORKBOOK_LINUX_MECHANISMS=off`: the interposers, TSan fibers, the
+/// explorer's libdispatch redirect and `/proc` observation are in use. Always false elsewhere:
+/// Apple platforms resolve symbols per library, so none of them can work there. Turning them off
+/// on Linux runs the checks as a Mac runs them (`scripts/verdicts.sh … --as-on-apple`).
+bool workbook_linux_mechanisms_enabled(void);
 
 /// Declares ThreadSanitizer's interceptors for `name` (weak: absent without TSan) —
 /// `___interceptor_<name>` since LLVM 17, `__interceptor_<name>` before.

@@ -110,7 +110,7 @@ public struct ExerciseChecker: Sendable {
         let note = terminal.paint(t(Localized(
             "  (Under ThreadSanitizer this answer failed `\(underSanitizer.failedProperty ?? "?")`, and without it, it passed: ThreadSanitizer changes how some GCD calls behave — see docs/platforms.md. Counted as done.)",
             ja: "  （ThreadSanitizer 下ではこの解答は `\(underSanitizer.failedProperty ?? "?")` で失敗し、なしでは成功しました。ThreadSanitizer は一部の GCD の呼び出しの振る舞いを変えます（docs/platforms.md）。完了として扱います。）")), .dim)
-        return Verdict(exercise: exercise, status: .done, report: confirmed.report + "\n" + note)
+        return Verdict(exercise: exercise, status: .done, report: confirmed.report + "\n" + note, notRun: confirmed.notRun)
     }
 
     /// A crash or a race inside an explored schedule: the case, the step it happened in and the
@@ -155,7 +155,7 @@ public struct ExerciseChecker: Sendable {
                  learnerFolder: String = "exercises/Exercises/", raceDetectorExpected: Bool = true, journal: String? = nil) -> Verdict {
         let lines = outcome.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let report = lines.filter { !$0.hasPrefix(RunnerProtocol.verdictMarker) && !$0.hasPrefix(NotStarted.marker)
-            && !$0.hasPrefix(RunnerProtocol.raceDetectorOffMarker) }
+            && !$0.hasPrefix(RunnerProtocol.raceDetectorOffMarker) && !$0.hasPrefix(PlatformProbes.notRunMarker + " ") }
             .joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
         let marker = lines.last { $0.hasPrefix(RunnerProtocol.verdictMarker) }?.split(separator: " ").map(String.init) ?? []
 
@@ -181,7 +181,8 @@ public struct ExerciseChecker: Sendable {
                 ja: "◻ \(exercise) — 未着手（todo() が \(location) に残っています）")), .dim))
         case .exited(RunnerProtocol.doneExitCode) where marker.count >= 2 && marker[1] == "done":
             let detectorOff = raceDetectorExpected && lines.contains(RunnerProtocol.raceDetectorOffMarker)
-            return Verdict(exercise: exercise, status: .done, report: report + (detectorOff ? "\n" + raceDetectorNote() : ""))
+            let notRun = lines.filter { $0.hasPrefix(PlatformProbes.notRunMarker + " ") }.map { String($0.dropFirst(PlatformProbes.notRunMarker.count + 1)) }
+            return Verdict(exercise: exercise, status: .done, report: report + (detectorOff ? "\n" + raceDetectorNote() : ""), notRun: notRun)
         case .exited(RunnerProtocol.failingExitCode) where marker.count >= 3:
             let property = marker[2]
             let waits = property == Property.finishes.id ? waitingPlaces(file) : []

@@ -15,12 +15,16 @@ public struct Verdict: Sendable {
     public let failedProperty: String?
     /// Ready to print: painted for the terminal, in the learner's language.
     public let report: String
+    /// With `done`: the check's platform probes that could not run here (`PlatformProbe.id`),
+    /// which the report names too. Empty where every part of the check ran.
+    public let notRun: [String]
 
-    public init(exercise: String, status: Status, failedProperty: String? = nil, report: String) {
+    public init(exercise: String, status: Status, failedProperty: String? = nil, report: String, notRun: [String] = []) {
         self.exercise = exercise
         self.status = status
         self.failedProperty = failedProperty
         self.report = report
+        self.notRun = notRun
     }
 }
 

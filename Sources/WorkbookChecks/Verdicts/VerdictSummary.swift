@@ -6,12 +6,15 @@ import WorkbookCore
 public struct VerdictSummary: Sendable {
     public var verdicts: [String: Verdict.Status] = [:]
     public var failedProperties: [String: String] = [:]
+    /// Done, but some of the check's platform probes could not run here.
+    public var notRun: [String: [String]] = [:]
 
     public init() {}
 
     public mutating func record(_ verdict: Verdict) {
         verdicts[verdict.exercise] = verdict.status
         failedProperties[verdict.exercise] = verdict.failedProperty
+        notRun[verdict.exercise] = verdict.status == .done && !verdict.notRun.isEmpty ? verdict.notRun : nil
     }
 
     public var isEmpty: Bool { verdicts.isEmpty }
@@ -50,7 +53,11 @@ public struct VerdictSummary: Sendable {
             case .failing: ("✗", Localized("failing", ja: "失敗"), .red)
             case .notStarted: ("◻", Localized("not started", ja: "未着手"), .dim)
             }
-            let property = status == .failing ? failedProperties[entry.id].map { " (\($0))" } ?? "" : ""
+            var property = status == .failing ? failedProperties[entry.id].map { " (\($0))" } ?? "" : ""
+            if status == .done, let gaps = notRun[entry.id] {
+                property = t(Localized(" (\(gaps.count) \(gaps.count == 1 ? "check" : "checks") could not run on this platform)",
+                                       ja: "（この環境では \(gaps.count) 件の検査を実行できませんでした）"))
+            }
             lines.append(terminal.paint("  \(mark) \(entry.chapter)\(chapterPadding)  \(entry.id)\(padding)  \(t(text))\(property)", style))
         }
         let unchecked = catalog.exercises.count - checked.count

@@ -44,6 +44,13 @@ public enum FanOutCheck {
                         ja: "results[i] は ids[i] への応答（失敗も含む）。"))
     public static let properties = [withinLimit, usesConcurrency, eachFetchedOnce, completionAfterAll, completionOnce, resultsInOrder, Property.finishes]
 
+    /// Needs a pause right after a callback's release (`checkLastRepliesTogether`).
+    public static let platformProbes = [
+        PlatformProbe("last-replies-together", Localized(
+            "the last two replies together: \"was it the last?\" decided in a second locked step",
+            ja: "最後の 2 つの応答が同時に届く:「最後か」を 2 つ目のロック区間で判定する"), needs: [.releasePoints]),
+    ]
+
     struct Case: Sendable {
         let ids: [Int]
         let maxInFlight: Int

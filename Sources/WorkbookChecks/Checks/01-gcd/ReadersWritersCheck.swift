@@ -34,6 +34,17 @@ public enum ReadersWritersCheck {
                         ja: "2 つの読み取りが同時にストレージの中にいられる。"))
     public static let properties = [writeAlone, readAfterWrite, readsOverlap, Property.finishes]
 
+    /// Needs a pause right after a write's release, and TSan clocks of their own for plain
+    /// blocks a pool thread runs in turn (`probeInterruptedWrites`).
+    public static let platformProbes = [
+        PlatformProbe("write-interrupted", Localized(
+            "a write paused right after it submits a block while another write runs whole",
+            ja: "ブロックを投入した直後で止めた書き込みの途中に、別の書き込みを最後まで実行する"), needs: [.releasePoints]),
+        PlatformProbe("plain-blocks-in-turn", Localized(
+            "a race between plain blocks that one pool thread runs one after the other (state changed beside the barrier)",
+            ja: "1 つのプールスレッドが順に実行する通常ブロック同士の競合（バリアの外で変更される状態）"), needs: [.sanitizerFibers]),
+    ]
+
     public static func run(_ make: @escaping @Sendable (InstrumentedStorage) -> any ReadersWritersProtocol, options: CheckOptions = .init()) -> CheckResult {
         let failure = probeRaces(make, options: options)
             ?? probeInterruptedWrites(make, options: options)

@@ -30,6 +30,13 @@ public enum SafeCounterCheck {
                         ja: "複数スレッドが同時に増やした後、カウントは増やした回数と等しい。"))
     public static let properties = [readsSeeWrites, noLostUpdate, Property.finishes]
 
+    /// Needs a pause right after an increment's release (`probeIncrementInterrupted`).
+    public static let platformProbes = [
+        PlatformProbe("increment-interrupted", Localized(
+            "an increment paused between its locked steps while another runs whole",
+            ja: "ロックした区間の間で止めた increment の途中に、別の increment を最後まで実行する"), needs: [.releasePoints]),
+    ]
+
     static let threads = 4
     static let readBackIterations = 300
     static let rounds = 6

@@ -55,7 +55,15 @@ public enum BoundedBufferCheck {
         name: Localized("every item exactly once, in each producer's order", ja: "各要素がちょうど 1 回、生産者ごとの順序で"),
         rule: Localized("Every item put is taken exactly once, and one producer's items come out in the order it put them.",
                         ja: "put したすべての要素がちょうど 1 回 take され、同じ生産者の要素は put した順に出てくる。"))
-    public static let properties = [fifo, takeWaits, putWaits, sleepsWhileWaiting, wakesTheRightWaiter, looksAgain, everyItemOnce, Property.finishes]
+    /// Needs the thread's wake-ups (`/proc`, `getrusage(RUSAGE_THREAD)`): a wait that sleeps a
+    /// millisecond and looks again burns almost no CPU, so only its wake-ups give it away.
+    public static let platformProbes = [
+        PlatformProbe("polls-with-sleeps", Localized(
+            "a take or put that polls with short sleeps instead of waiting on a condition (counted from the thread's wake-ups)",
+            ja: "take や put が条件変数で待たず、短いスリープを挟んでポーリングしていないか（スレッドの起床回数で数える）"), needs: [.threadObservation]),
+    ]
+
+        public static let properties = [fifo, takeWaits, putWaits, sleepsWhileWaiting, wakesTheRightWaiter, looksAgain, everyItemOnce, Property.finishes]
 
     static let producers = 3, perProducer = 300, consumers = 2
 

@@ -43,6 +43,9 @@ public enum TransfersCheck {
         name: Localized("balances change only under their account's lock", ja: "残高はその口座のロックを持っているときだけ変わる"),
         rule: Localized("A transfer changes each account's balance while holding that account's own lock.",
                         ja: "送金は、各口座の残高をその口座自身のロックを持ったまま変える。"))
+    /// Every part of this check runs on every platform.
+    public static let platformProbes: [PlatformProbe] = []
+
     public static let properties = [noLockOrderDeadlock, moneyConserved, exactBalances, changesUnderLock, Property.finishes]
 
     static let stressThreads = 4

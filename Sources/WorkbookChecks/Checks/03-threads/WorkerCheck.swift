@@ -67,7 +67,15 @@ public enum WorkerCheck {
     /// Fresh worker pairs the race probe runs its sequence on.
     static let probeRounds = 2
 
-    public static let properties = [inOrderOnOneThread, ownThread, returnsAtOnce, wakesIdle, sleepsWhileWaiting, finishedAfterWork, nothingStartsAfterCancel, joinEveryTime, Property.finishes]
+    /// Needs the thread's wake-ups (`/proc`, `getrusage(RUSAGE_THREAD)`): a wait that sleeps a
+    /// millisecond and looks again burns almost no CPU, so only its wake-ups give it away.
+    public static let platformProbes = [
+        PlatformProbe("polls-with-sleeps", Localized(
+            "an idle worker or a join that polls with short sleeps instead of waiting on a condition (counted from the thread's wake-ups)",
+            ja: "待機中のワーカーや join が条件変数で待たず、短いスリープを挟んでポーリングしていないか（スレッドの起床回数で数える）"), needs: [.threadObservation]),
+    ]
+
+        public static let properties = [inOrderOnOneThread, ownThread, returnsAtOnce, wakesIdle, sleepsWhileWaiting, finishedAfterWork, nothingStartsAfterCancel, joinEveryTime, Property.finishes]
 
     public static func run(_ make: @escaping @Sendable () -> any WorkerProtocol, options: CheckOptions = .init()) -> CheckResult {
         let failure = checkOrder(make(), options: options)

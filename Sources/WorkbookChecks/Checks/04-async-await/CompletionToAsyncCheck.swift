@@ -40,6 +40,9 @@ public enum CompletionToAsyncCheck {
         name: Localized("calls at once keep to their own results", ja: "同時の呼び出しはそれぞれ自分の結果を受け取る"),
         rule: Localized("Two calls on one fetcher at once each get their own result, in every interleaving: nothing one call keeps in the fetcher reaches the other.",
                         ja: "1 つのフェッチャーへの 2 つの同時の呼び出しは、どのインターリーブでもそれぞれ自分の結果を受け取る。一方の呼び出しがフェッチャーに残したものが、もう一方に届かない。"))
+    /// Every part of this check runs on every platform.
+    public static let platformProbes: [PlatformProbe] = []
+
     public static let properties = [returnsThumbnail, errorReachesCaller, neverLeftWaiting, calledOnce, callsIndependent, Property.finishes, Property.freshState]
 
     /// The ids the check asks for, and how the server answers each.

@@ -46,6 +46,9 @@ public enum OrderedThumbnailsCheck {
         name: Localized("no load starts after a failure", ja: "失敗の後に始まるロードはない"),
         rule: Localized("Once a load has failed, no further load starts.",
                         ja: "ロードが 1 つ失敗したら、それ以上のロードは始まらない。"))
+    /// Every part of this check runs on every platform.
+    public static let platformProbes: [PlatformProbe] = []
+
     public static let properties = [inputOrder, limitRespected, slotsKeptBusy, failureThrown, failureCancels, noStartAfterFailure,
                                     Property.finishes, Property.freshState]
 

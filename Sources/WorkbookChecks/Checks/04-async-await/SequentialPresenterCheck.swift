@@ -52,6 +52,9 @@ public enum SequentialPresenterCheck {
         name: Localized("no path leaves the caller waiting", ja: "呼び出し元を待たせたままにする経路がない"),
         rule: Localized("Every dismissal — by the user or by the code — resumes the waiting call: it returns or throws on every path.",
                         ja: "ユーザーによるものもコードによるものも、すべての閉じる操作が待っている呼び出しを再開する。どの経路でも戻るかスローする。"))
+    /// Every part of this check runs on every platform.
+    public static let platformProbes: [PlatformProbe] = []
+
     public static let properties = [oneAtATime, inOrder, waitsForDismissal, stopsWhenCancelled, dismissesOnCancel, cancellationThrown,
                                     neverLeftWaiting, Property.finishes, Property.freshState]
 

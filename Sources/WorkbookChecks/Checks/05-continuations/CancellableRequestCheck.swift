@@ -32,6 +32,9 @@ public enum CancellableRequestCheck {
         name: Localized("every path resumes the continuation", ja: "すべての経路で継続を再開する"),
         rule: Localized("Whatever the download's ending — payload, error, cancelled — the continuation is resumed, so the call returns or throws.",
                         ja: "ダウンロードがどう終わっても（ペイロード、エラー、キャンセル）継続が再開され、呼び出しは戻るかスローする。"))
+    /// Every part of this check runs on every platform.
+    public static let platformProbes: [PlatformProbe] = []
+
     public static let properties = [returnsResult, cancellationThrown, downloadCancelled, neverLeftWaiting, Property.finishes, Property.freshState]
 
     static let budget = Explorer.Budget(maxSchedules: 2_000, maxSeconds: 0.25, foreignWaitSeconds: 0.5)

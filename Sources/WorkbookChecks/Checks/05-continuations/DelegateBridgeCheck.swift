@@ -40,6 +40,18 @@ public enum DelegateBridgeCheck {
         name: Localized("once answered, the next request is accepted", ja: "答えた後は次の要求を受け付ける"),
         rule: Localized("When a request has been answered, the stored continuation is gone: the next `currentLocation()` is accepted and gets its own answer.",
                         ja: "要求に答えたら、保存した継続はもうない。次の `currentLocation()` は受け付けられ、自分の答えを受け取る。"))
+    /// Case 5 needs a pause at the moment a continuation is made (the interposed allocation, with
+    /// the release points); a race on the stored continuation needs TSan told of the runtime's
+    /// copies of it (`AccessRaceInterposer`).
+    public static let platformProbes = [
+        PlatformProbe("second-inside-continuation-creation", Localized(
+            "a second request run whole at the moment the first creates its continuation",
+            ja: "1 つ目の要求が継続を作る瞬間に、2 つ目の要求を最後まで実行する"), needs: [.releasePoints]),
+        PlatformProbe("stored-continuation-race", Localized(
+            "a data race on the stored continuation (ThreadSanitizer told of the copies the runtime makes)",
+            ja: "保存した継続へのデータ競合（ランタイムが作るコピーを ThreadSanitizer に伝える）"), needs: [.runtimeAccesses]),
+    ]
+
     public static let properties = [firstReportWins, neverLeftWaiting, busyWhileInFlight, readyAgain, Property.finishes, Property.freshState]
 
     typealias Answer = LocationProvider.Answer

@@ -35,6 +35,9 @@ public enum WrapCallbackAPICheck {
         name: Localized("calls at once keep to their own answers", ja: "同時の呼び出しはそれぞれ自分の答えを受け取る"),
         rule: Localized("Two calls at once each get their own city's answer, in every interleaving: nothing one call keeps reaches the other.",
                         ja: "2 つの同時の呼び出しは、どのインターリーブでもそれぞれ自分の都市の答えを受け取る。一方の呼び出しが残したものが、もう一方に届かない。"))
+    /// Every part of this check runs on every platform.
+    public static let platformProbes: [PlatformProbe] = []
+
     public static let properties = [returnsForecast, errorsAsTheRulesSay, neverLeftWaiting, callsIndependent, Property.finishes, Property.freshState]
 
     /// The cities the check asks for, and how the client answers each.

@@ -1,0 +1,62 @@
+import Interposing
+import WorkbookExplorer
+
+/// A means a check uses to make a bad moment happen, or to see it, that not every platform has.
+///
+/// The interposers work because on Linux a function defined in the executable takes the calls
+/// the shared libraries make to that name. Apple platforms resolve symbols per library (two-level
+/// namespaces), so there none of them can work, and `/proc` does not exist. A check declares the
+/// probes that need one of these (`PlatformProbe`), and a "done" verdict names those that could
+/// not run. `WORKBOOK_LINUX_MECHANISMS=off` turns all of them off on Linux, to run the checks as
+/// a Mac runs them.
+public enum PlatformMechanism: String, CaseIterable, Sendable {
+    /// Pause a thread right after it releases something (an unlock, a signal, a group's leave,
+    /// the end of a `sync`): the interposed release functions (`ReleasePointInterposers`).
+    case releasePoints = "release-points"
+    /// Plain blocks that one pool thread runs in turn are shown to ThreadSanitizer as separate
+    /// threads (TSan fibers made by the interposed `dispatch_async`), so a race between them is seen.
+    case sanitizerFibers = "sanitizer-fibers"
+    /// ThreadSanitizer sees the learner's accesses to values the runtime copies for it (a stored
+    /// `CheckedContinuation`): the interposed `swift_beginAccess`.
+    case runtimeAccesses = "runtime-accesses"
+    /// Jobs the Swift runtime hands straight to libdispatch (`Task.yield`, a sleep) stay in the
+    /// explorer's run: the interposed `dispatch_async_f` and `dispatch_after_f`.
+    case runtimeDispatch = "runtime-dispatch"
+    /// Whether another thread is asleep, and how often a thread went to sleep (`/proc`,
+    /// `getrusage(RUSAGE_THREAD)`).
+    case threadObservation = "thread-observation"
+
+    /// What it is, for the docs' tables.
+    public var summary: Localized {
+        switch self {
+        case .releasePoints: Localized("a pause right after an unlock, signal, leave or `sync` (interposed release functions)",
+                                       ja: "アンロック・signal・leave・`sync` の直後での一時停止（解放関数の差し替え）")
+        case .sanitizerFibers: Localized("ThreadSanitizer fibers for plain blocks on a concurrent queue (interposed `dispatch_async`)",
+                                         ja: "並行キューの通常ブロックに ThreadSanitizer のファイバーを割り当てる（`dispatch_async` の差し替え）")
+        case .runtimeAccesses: Localized("ThreadSanitizer told of accesses the runtime makes for the code (interposed `swift_beginAccess`)",
+                                         ja: "ランタイムが代わりに行うアクセスを ThreadSanitizer に伝える（`swift_beginAccess` の差し替え）")
+        case .runtimeDispatch: Localized("the runtime's own libdispatch jobs kept in the explorer's run (interposed `dispatch_async_f`)",
+                                         ja: "ランタイムが libdispatch に直接渡すジョブをエクスプローラの実行に留める（`dispatch_async_f` の差し替え）")
+        case .threadObservation: Localized("a thread's sleeps and wake-ups (`/proc`, `getrusage(RUSAGE_THREAD)`)",
+                                           ja: "スレッドのスリープと起床の回数（`/proc`、`getrusage(RUSAGE_THREAD)`）")
+        }
+    }
+
+    /// In use in this process.
+    public var isAvailable: Bool {
+        guard workbook_linux_mechanisms_enabled() else { return false }
+        switch self {
+        case .releasePoints, .runtimeDispatch, .threadObservation: return true
+        case .sanitizerFibers, .runtimeAccesses: return RaceDetector.isActive
+        }
+    }
+
+    /// Switched off on purpose (`WORKBOOK_LINUX_MECHANISMS=off`) rather than missing.
+    public static var switchedOff: Bool {
+        #if os(Linux)
+        return !workbook_linux_mechanisms_enabled()
+        #else
+        return false
+        #endif
+    }
+}
