@@ -132,28 +132,8 @@ public struct ChildProcess: Sendable {
         var description: String { "cannot start \(path): \(String(cString: strerror(code)))" }
     }
 
-    /// Finds an executable built beside this one: the running program if it has that name, else
-    /// a file of that name next to it or a few folders up (under `swift test` the running
-    /// program is the test runner, and SwiftPM builds every executable into the same folder).
-    public static func sibling(named name: String) -> URL? {
-        let current = currentExecutable
-        if current.lastPathComponent == name { return current }
-        var starts = [current.deletingLastPathComponent()]
-        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-            starts.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        for start in starts {
-            var directory = start
-            for _ in 0..<4 {
-                let candidate = directory.appendingPathComponent(name)
-                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        return nil
-    }
-
-    /// The path of the running executable.
+    /// The path of the running executable (Linux: `/proc/self/exe`, which is the dynamic loader
+    /// when a program is started through it; elsewhere `Bundle.main`).
     public static var currentExecutable: URL {
         #if os(Linux)
         if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {

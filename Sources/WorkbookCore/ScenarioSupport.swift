@@ -57,9 +57,14 @@ extension ScenarioContext {
     /// Says why and returns nil when the program is not found or cannot start.
     public func runChild(_ name: String, of executable: String, backtrace: String = "enable=no",
                          environment extra: [String: String] = [:], timeoutSeconds: Double = 10) -> ChildProcess.Outcome? {
-        guard let program = ChildProcess.sibling(named: executable) else {
-            say(Localized("  The \(executable) executable was not found, so this part is skipped.",
-                          ja: "  \(executable) の実行ファイルが見つからないため、この部分は省略します。"))
+        let program: URL
+        switch ChildProcess.locate(named: executable) {
+        case .success(let found): program = found
+        case .failure(let notFound):
+            let message = notFound.message(then: Localized("This part is skipped.", ja: "この部分は省略します。"))
+            // Indented like the lesson's other lines; the paths one level deeper.
+            func indent(_ text: String) -> String { text.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") }
+            say(Localized(indent(message.en), ja: indent(message.ja)))
             return nil
         }
         var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }

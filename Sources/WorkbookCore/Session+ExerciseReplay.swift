@@ -5,10 +5,13 @@ import Foundation
 extension Session {
     func replayExercise(_ name: String, _ argument: String) {
         let command = "swift run exercise-runner \(name) --replay \(argument)"
-        guard let runner = ChildProcess.sibling(named: "exercise-runner") else {
-            write(t(Localized(
+        let runner: URL
+        switch ChildProcess.locate(named: "exercise-runner") {
+        case .success(let found): runner = found
+        case .failure(let notFound):
+            write(t(notFound.message(then: Localized(
                 "The exercise runner is not built yet. Run `\(command)` — it builds your code first.",
-                ja: "演習ランナーがまだビルドされていません。`\(command)` を実行してください（先にあなたのコードをビルドします）。")))
+                ja: "演習ランナーがまだビルドされていません。`\(command)` を実行してください（先にあなたのコードをビルドします）。"))))
             return
         }
         // The runner holds the code as last built: an answer edited since would not be the one

@@ -72,10 +72,11 @@ struct Checking {
     }
 
     func checker() throws(UsageError) -> ExerciseChecker {
-        guard let runner = ChildProcess.sibling(named: RunnerProtocol.executableName),
-              FileManager.default.isExecutableFile(atPath: runner.path) else {
-            throw UsageError(message: Localized("cannot find \(RunnerProtocol.executableName) next to this program: run `swift build` first",
-                                                ja: "このプログラムの隣に \(RunnerProtocol.executableName) がありません。先に `swift build` を実行してください"))
+        let runner: URL
+        switch ChildProcess.locate(named: RunnerProtocol.executableName) {
+        case .success(let found): runner = found
+        case .failure(let notFound):
+            throw UsageError(message: notFound.message(then: Localized("run `swift build` first", ja: "先に `swift build` を実行してください")))
         }
         return ExerciseChecker(packageRoot: workspace.root, catalog: workspace.catalog, runner: runner, terminal: terminal, language: language)
     }

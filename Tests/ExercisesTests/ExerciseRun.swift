@@ -22,8 +22,12 @@ enum ExerciseRun {
             Issue.record("cannot read exercises/exercises.json: \(error)", sourceLocation: sourceLocation)
             return
         }
-        guard let runner = locateRunner() else {
-            Issue.record("cannot find the \(RunnerProtocol.executableName) executable next to the test bundle; run `swift build` first", sourceLocation: sourceLocation)
+        let runner: URL
+        switch locateRunner() {
+        case .success(let found): runner = found
+        case .failure(let notFound):
+            let message = notFound.message(then: Localized("Run `swift build` first.", ja: "先に `swift build` を実行してください。"))
+            Issue.record(Comment(rawValue: message.text(Language.fromEnvironment())), sourceLocation: sourceLocation)
             return
         }
         let checker = ExerciseChecker(packageRoot: packageRoot, catalog: catalog, runner: runner,
@@ -39,11 +43,14 @@ enum ExerciseRun {
     }
 
     /// `exercise-runner` is built into the same folder as the test bundle (Linux: next to the
-    /// test executable; macOS: next to the `.xctest` bundle). `WORKBOOK_RUNNER` overrides.
-    static func locateRunner() -> URL? {
+    /// test executable; macOS: next to the `.xctest` bundle). `WORKBOOK_RUNNER` overrides; a
+    /// path there that is not an executable is reported as the one place tried.
+    static func locateRunner() -> Result<URL, ChildProcess.NotFound> {
         if let path = ProcessInfo.processInfo.environment["WORKBOOK_RUNNER"] {
-            return URL(fileURLWithPath: path)
+            let runner = URL(fileURLWithPath: path)
+            return FileManager.default.isExecutableFile(atPath: runner.path)
+                ? .success(runner) : .failure(ChildProcess.NotFound(name: "\(RunnerProtocol.executableName) (WORKBOOK_RUNNER)", tried: [runner]))
         }
-        return ChildProcess.sibling(named: RunnerProtocol.executableName)
+        return ChildProcess.locate(named: RunnerProtocol.executableName)
     }
 }
