@@ -96,7 +96,7 @@ public struct ExerciseChecker: Sendable {
         let underSanitizer = verdict(exercise, entry: entry, file: file, outcome: outcome, learnerFolder: learnerFolder, journal: journal)
         // A race is final. Any other failure is confirmed without TSan's runtime: TSan changes
         // how some GCD calls behave (a barrier carried by a block is dropped), so a correct
-        // answer can fail under it.
+        // answer can fail under it — so is a race explained as that (`sanitizerLimitation`).
         // A deadlock is confirmed with a shorter deadline: without TSan the same code runs
         // several times faster, and the learner has already waited the full one.
         let deadlocked = underSanitizer.failedProperty == Property.finishes.id
