@@ -6,14 +6,14 @@ import WorkbookCore
 /// The verdict library: what a learner is told for each way a run can end.
 @Suite("Verdicts", .workbookSelfTest)
 struct VerdictTests {
-    @Test("a race report names the learner's function plainly, also inside a @Sendable closure")
+    @Test("a race report names the learner's function as Swift writes its name, also inside a @Sendable closure")
     func readableFunctionNames() {
         #expect(SanitizerReport.readableFunction("closure #1 () -> () in Exercises.SafeCounter.increment(Swift.String) -> ()")
-                == "closure in SafeCounter.increment(String)")
+                == "closure in SafeCounter.increment(_:)")
         #expect(SanitizerReport.readableFunction("closure #1 @Sendable () -> () in Exercises.SafeCounter.increment(Swift.String) -> ()")
-                == "closure in SafeCounter.increment(String)")
+                == "closure in SafeCounter.increment(_:)")
         #expect(SanitizerReport.readableFunction("(1) suspend resume partial function for closure #1 () async throws -> (Int, Thumbnail) in closure #1 (inout ThrowingTaskGroup<(Int, Thumbnail), Error>) async throws -> Array<Thumbnail> in ThumbnailGallery.thumbnails(for: Array<String>, maxInFlight: Int, loader: ThumbnailLoader) async throws -> Array<Thumbnail>")
-                == "closure in ThumbnailGallery.thumbnails(for: Array<String>, maxInFlight: Int, loader: ThumbnailLoader)")
+                == "closure in ThumbnailGallery.thumbnails(for:maxInFlight:loader:)")
     }
 
     /// A report as TSan printed it for a SafeCounter that read `counts` outside its queue.
@@ -61,11 +61,11 @@ struct VerdictTests {
         #expect(report.kind == "Swift access race")
         #expect(report.isDataRace)
         #expect(report.accesses.count == 2)
-        #expect(report.accesses[0].place == .init(file: "exercises/Exercises/01-gcd/SafeCounter.swift", line: 15, function: "SafeCounter.count(of: String)"))
+        #expect(report.accesses[0].place == .init(file: "exercises/Exercises/01-gcd/SafeCounter.swift", line: 15, function: "SafeCounter.count(of:)"))
         #expect(report.accesses[0].isWrite == false)
         #expect(report.accesses[1].isWrite)
         #expect(report.accesses[1].place?.line == nil)
-        #expect(report.accesses[1].place?.function == "closure in SafeCounter.increment(String)")
+        #expect(report.accesses[1].place?.function == "closure in SafeCounter.increment(_:)")
         #expect(SanitizerReport.first(in: "no report here") == nil)
     }
 
@@ -101,8 +101,8 @@ struct VerdictTests {
         let (property, reason, details) = try describe(Self.raceReport, learnerFile: "exercises/Exercises/01-gcd/SafeCounter.swift", source: Self.racySource)
         #expect(property == VerdictProperty.dataRace)
         #expect(reason.en.hasPrefix("data race on `counts`"))
-        #expect(details.contains("read at exercises/Exercises/01-gcd/SafeCounter.swift:15 in SafeCounter.count(of: String), by thread T2"))
-        #expect(details.contains { $0.contains("written at exercises/Exercises/01-gcd/SafeCounter.swift near line 9 in closure in SafeCounter.increment(String)") })
+        #expect(details.contains("read at exercises/Exercises/01-gcd/SafeCounter.swift:15 in SafeCounter.count(of:), by thread T2"))
+        #expect(details.contains { $0.contains("written at exercises/Exercises/01-gcd/SafeCounter.swift near line 9 in closure in SafeCounter.increment(_:)") })
         #expect(details.contains("    15 | counts[page, default: 0]"))
         #expect(!reason.ja.isEmpty)
     }

@@ -7,7 +7,11 @@ import WorkbookCore
 /// frames in the learner's code. The runtime's lines stay as it wrote them; what a trap means is
 /// said in `language`. The runtime names a file by its module (`Exercises/SafeCounter.swift:16`);
 /// `learnerFile` (`exercises/Exercises/01-gcd/SafeCounter.swift`) is put in its place.
-func runtimeMessages(_ standardError: String, language: Language = .en, learnerFile: String? = nil) -> [String] {
+/// A ThreadSanitizer trace's frames are the learner's by the learner folder in their path
+/// (Linux) or by their bare file name in `learnerFiles` (Apple platforms' `atos`).
+func runtimeMessages(_ standardError: String, language: Language = .en, learnerFile: String? = nil,
+                     learnerFolder: String = "exercises/", learnerFiles: LearnerFiles = LearnerFiles([])) -> [String] {
+    let learnerFiles = learnerFiles.adding(learnerFile)
     let lines = standardError.split(separator: "\n").map(String.init)
     var shown: [String] = []
     var inCrashedThread = false
@@ -21,7 +25,7 @@ func runtimeMessages(_ standardError: String, language: Language = .en, learnerF
             shown.append(trimmed)
         } else if inCrashedThread && trimmed.contains("exercises/") {
             shown.append("  " + trimmed)
-        } else if trimmed.hasPrefix("#"), trimmed.contains("/exercises/"), let frame = learnerFrame(trimmed) {
+        } else if trimmed.hasPrefix("#"), let frame = learnerFrame(trimmed, learnerFolder: learnerFolder, learnerFiles: learnerFiles) {
             // A frame of a ThreadSanitizer SEGV report in the learner's file.
             shown.append("  " + frame)
         }
@@ -47,13 +51,12 @@ func runtimeMessages(_ standardError: String, language: Language = .en, learnerF
 }
 
 /// `#3 $s9Exercises…F /…/exercises/Exercises/01-gcd/X.swift:12:5 (exercise-runner+0x…)` →
-/// `exercises/Exercises/01-gcd/X.swift:12:5 in X.f()`.
-private func learnerFrame(_ line: String) -> String? {
-    let parts = line.split(separator: " ", maxSplits: 2).map(String.init)
-    guard parts.count == 3, let start = parts[2].range(of: "exercises/") else { return nil }
-    var location = String(parts[2][start.lowerBound...])
-    if let module = location.range(of: " (") { location = String(location[..<module.lowerBound]) }
-    return "\(location) in \(SanitizerReport.readableFunction(parts[1]))"
+/// `exercises/Exercises/01-gcd/X.swift:12:5 in X.f()`; `#3 X.f() X.swift:12 (exercise-runner:arm64+0x…)`
+/// → `exercises/Exercises/01-gcd/X.swift:12 in X.f()`.
+private func learnerFrame(_ line: String, learnerFolder: String, learnerFiles: LearnerFiles) -> String? {
+    guard let frame = Frame(line), let file = frame.learnerFile(learnerFolder: learnerFolder, learnerFiles: learnerFiles) else { return nil }
+    let location = file + (frame.line.map { ":\($0)" } ?? "") + (frame.column.map { ":\($0)" } ?? "")
+    return "\(location) in \(SanitizerReport.readableFunction(frame.symbol))"
 }
 
 private let runtimeMessageMarkers = ["ERROR: ThreadSanitizer"] + swiftRuntimeMessageMarkers

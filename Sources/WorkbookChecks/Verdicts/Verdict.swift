@@ -34,6 +34,9 @@ public enum VerdictProperty {
     public static let dataRace = "data-race"
     /// Another ThreadSanitizer finding (a mutex unlocked twice, use after free, …).
     public static let sanitizer = "sanitizer"
+    /// A race ThreadSanitizer reports where it cannot see the learner's synchronization (a
+    /// barrier work item on Apple platforms): explained, then confirmed without ThreadSanitizer.
+    public static let sanitizerLimitation = "sanitizer-limitation"
     /// The learner's code trapped or crashed.
     public static let crash = "crash"
     /// The runner was killed at its hard time limit.

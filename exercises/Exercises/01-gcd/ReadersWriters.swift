@@ -5,7 +5,10 @@ import ExerciseKit
 //
 // Goal: a key-value store that many threads read at the same time, while each write has the
 // store to itself. The data lives in `storage`; call `storage.read(_:)` and
-// `storage.write(_:_:)` only from blocks on your queue.
+// `storage.write(_:_:)` only from blocks on your queue. Submit each write as
+// `queue.async(flags: .barrier) { … }`, not as a `DispatchWorkItem(flags: .barrier)` passed to
+// `queue.async(execute:)`: ThreadSanitizer on Apple platforms drops that work item's barrier and
+// would report a correct answer as racing.
 //
 // Properties the check tests:
 //   - reads may run at the same time as each other (do not serialize them);
