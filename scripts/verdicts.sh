@@ -5,6 +5,7 @@
 #   scripts/verdicts.sh reference [NAME-REGEX] [--runs N] [--busy]
 #   scripts/verdicts.sh variants  [NAME-REGEX] [--runs N] [--busy]
 #   scripts/verdicts.sh learner   [NAME-REGEX] [--runs N] [--busy]
+#   BUILD_DIR=.build-nospi/debug scripts/verdicts.sh …: runners from another build (default .build/debug).
 #   … --as-on-apple: with the Linux-only mechanisms switched off (WORKBOOK_LINUX_MECHANISMS=off),
 #     as on a Mac; a done verdict then lists the probes that could not run (done[not-run:a,b]).
 # Each line: name, then the verdicts of its runs (done / failing:<property> / not-started / exit:<code>).
@@ -22,10 +23,11 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
+build_dir=${BUILD_DIR:-.build/debug}
 case "$mode" in
-    reference) runner=.build/debug/exercise-runner; names=$($runner --list); extra=--reference ;;
-    learner) runner=.build/debug/exercise-runner; names=$($runner --list); extra= ;;
-    variants) runner=.build/debug/variant-runner; names=$($runner --list | cut -f1); extra= ;;
+    reference) runner=$build_dir/exercise-runner; names=$($runner --list); extra=--reference ;;
+    learner) runner=$build_dir/exercise-runner; names=$($runner --list); extra= ;;
+    variants) runner=$build_dir/variant-runner; names=$($runner --list | cut -f1); extra= ;;
     *) echo "usage: $0 reference|variants|learner [NAME-REGEX] [--runs N] [--busy]" >&2; exit 2 ;;
 esac
 export TSAN_OPTIONS="halt_on_error=1:exitcode=66:detect_deadlocks=0:report_thread_leaks=0:report_signal_unsafe=0:history_size=7:handle_sigill=1:handle_sigtrap=1:handle_abort=1:atexit_sleep_ms=0"

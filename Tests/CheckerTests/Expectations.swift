@@ -57,6 +57,22 @@ struct VariantsAreRejected {
                 "\(variant.name) failed for the wrong reason (\(verdict.failedProperty ?? "none")):\n\(verdict.report)")
     }
 
+    @Test("as on Apple platforms, the variant is still rejected, or its done verdict names the probes that did not run",
+          arguments: variants)
+    func rejectedOrGapNamedAsOnApplePlatforms(variant: ListedVariant) async throws {
+        let runner = try #require(ChildProcess.sibling(named: "variant-runner"))
+        let catalog = try ExerciseCatalog.load(packageRoot: ListedVariant.packageRoot)
+        var checker = ExerciseChecker(packageRoot: ListedVariant.packageRoot, catalog: catalog, runner: runner, terminal: .plain, language: .en)
+        checker.asOnApplePlatforms = true
+        let verdict = await onDedicatedThread { [checker] in withCheckSlot { checker.checkVariant(variant.name, exercise: variant.exercise) } }
+        if variant.breaks == ListedVariant.passes {
+            #expect(verdict.status == .done, "\(variant.name) is correct but was rejected as on Apple platforms:\n\(verdict.report)")
+            return
+        }
+        #expect(verdict.status == .failing || !verdict.notRun.isEmpty,
+                "\(variant.name) passed as on Apple platforms without naming a probe that did not run:\n\(verdict.report)")
+    }
+
     @Test("every exercise has at least 8 variants")
     func enoughVariants() throws {
         let catalog = try ExerciseCatalog.load(packageRoot: ListedVariant.packageRoot)

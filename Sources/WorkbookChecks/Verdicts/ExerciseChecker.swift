@@ -28,9 +28,16 @@ public struct ExerciseChecker: Sendable {
         #if canImport(Darwin)
         return true
         #else
-        return false
+        return PlatformMechanism.switchedOff
         #endif
     }()
+
+    /// Runs the runners with every Linux-only mechanism off (`WORKBOOK_LINUX_MECHANISMS=off`) and
+    /// reads their reports as on Apple platforms: the workbook's own proof, on Linux, of what a Mac
+    /// learner is told.
+    public var asOnApplePlatforms = false {
+        didSet { if asOnApplePlatforms { barrierWorkItemsDropped = true } }
+    }
 
     /// Runs a failure that is not a race again without ThreadSanitizer's runtime, to confirm it.
     /// The workbook's tests of the reports' wording turn it off: they read the report, which the
@@ -85,6 +92,7 @@ public struct ExerciseChecker: Sendable {
         defer { try? FileManager.default.removeItem(atPath: journal) }
         var environment = Self.runnerEnvironment()
         environment[ScheduleJournal.environmentKey] = journal
+        if asOnApplePlatforms { environment["WORKBOOK_LINUX_MECHANISMS"] = "off" }
         let outcome: ChildProcess.Outcome
         do {
             outcome = try ChildProcess(executable: runner, arguments: arguments, environment: environment)
