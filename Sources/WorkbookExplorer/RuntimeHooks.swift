@@ -19,8 +19,11 @@ import Darwin
 ///   any other, run one at a time in the order they arrived, on the driver thread, isolated to
 ///   the main actor (`MainActor.assertIsolated()` holds inside them; `Thread.isMainThread`
 ///   does not). Elsewhere the runtime's main executor is untouched;
-/// - `swift_task_enqueueMainExecutor_hook`: jobs for the main actor on runtimes that route
-///   them through it (older ones), taken the same way.
+/// - `swift_task_enqueueMainExecutor_hook`: jobs for the main actor on a runtime that routes them
+///   through it, taken the same way. Whether any does is not established: the runtime sources read
+///   here enqueue a main-actor hop through the main queue's executor, and swiftlang/swift#63104
+///   reports this hook never called — so where `getMainExecutor` has no hook (the 6.0 runtime,
+///   macOS 15), main-actor jobs most likely stay outside the run (docs/platforms.md).
 ///
 /// Each exploration installs the hooks and restores what was there before (another hook is
 /// chained: jobs that are not the run's go to it, else to the runtime's own function). A job

@@ -473,7 +473,8 @@ public struct ExerciseChecker: Sendable {
 
     /// `llvm-symbolizer` turns TSan's addresses into file:line. On the PATH usually; else the
     /// one in the toolchain this process was built with (found from the Swift runtime's path).
-    /// Apple platforms symbolize with `atos` and need nothing.
+    /// On Apple platforms none is named: TSan then runs `atos` from the PATH on its own, which gives
+    /// bare file names (`SanitizerReport` reads both); not run here (docs/platforms.md).
     static func symbolizerPath(_ environment: [String: String]) -> String? {
         #if canImport(Darwin)
         return nil
