@@ -49,6 +49,22 @@ assert entry["status"] == "done", entry
 assert data["counts"]["done"] == 1, data["counts"]
 EOF
 
+# 2b. As on Apple platforms (the Linux-only mechanisms off): the same answer is done, and the
+# status and progress --json say which probe could not run. The cached statuses are put back
+# afterwards: later steps rely on them.
+cp -r .build/workbook "$work/state-before-2b"
+rm -rf .build/workbook
+out=$(WORKBOOK_LINUX_MECHANISMS=off wb 2>&1)
+grep -q "SafeCounter.*done (1 check could not run on this platform)" <<<"$out" \
+    && pass "status as on Apple platforms: done, 1 check could not run" || fail "status as on Apple platforms: $out"
+WORKBOOK_LINUX_MECHANISMS=off wb progress --json > "$work/progress-apple.json"
+python3 - "$work/progress-apple.json" <<'EOF' && pass "progress --json as on Apple platforms: notRun names the probe" || fail "progress --json notRun"
+import json, sys
+entry = next(e for e in json.load(open(sys.argv[1]))["exercises"] if e["id"] == "SafeCounter")
+assert entry["status"] == "done" and entry["notRun"] == ["increment-interrupted"], entry
+EOF
+rm -rf .build/workbook && cp -r "$work/state-before-2b" .build/workbook
+
 # 3. Reset keeps a backup equal to what the learner had; a second reset leaves the stub alone.
 echo "// the learner's own note" >> "$stub"
 cp "$stub" "$work/learner.swift"

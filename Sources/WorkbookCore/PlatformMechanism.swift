@@ -29,8 +29,8 @@ public enum PlatformMechanism: String, CaseIterable, Sendable {
     /// What it is, for the docs' tables.
     public var summary: Localized {
         switch self {
-        case .releasePoints: Localized("a pause right after an unlock, signal, leave or `sync` (interposed release functions)",
-                                       ja: "アンロック・signal・leave・`sync` の直後での一時停止（解放関数の差し替え）")
+        case .releasePoints: Localized("a pause right after an unlock, signal, leave or `sync`, or as a continuation is made (interposed functions)",
+                                       ja: "アンロック・signal・leave・`sync` の直後や、継続が作られる瞬間での一時停止（関数の差し替え）")
         case .sanitizerFibers: Localized("ThreadSanitizer fibers for plain blocks on a concurrent queue (interposed `dispatch_async`)",
                                          ja: "並行キューの通常ブロックに ThreadSanitizer のファイバーを割り当てる（`dispatch_async` の差し替え）")
         case .runtimeAccesses: Localized("ThreadSanitizer told of accesses the runtime makes for the code (interposed `swift_beginAccess`)",
