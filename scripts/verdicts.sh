@@ -62,4 +62,4 @@ for name in $(echo "$names" | grep -E "$pattern"); do
     echo "$line"
 done
 # A buggy variant must never pass without a word; with --as-on-apple, this is the count.
-[ "$mode" = variants ] && echo "plain done verdicts: $plain_done"
+if [ "$mode" = variants ]; then echo "plain done verdicts: $plain_done"; fi

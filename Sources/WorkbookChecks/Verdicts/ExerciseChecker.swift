@@ -358,15 +358,21 @@ public struct ExerciseChecker: Sendable {
     }
 
     /// Where `barrierWorkItemsDropped` holds: the access made in a closure of a function that
-    /// creates a barrier work item (`DispatchWorkItem(flags: .barrier) { … }`), if one is.
+    /// submits a barrier carried by its block, if one is — a `DispatchWorkItem(flags: .barrier)`,
+    /// or `.barrier` beside `qos:` or `group:` (the Swift overlay then makes a work item too) or in
+    /// `asyncAfter`. Only plain `async(flags: .barrier)` / `sync(flags: .barrier)` reach
+    /// libdispatch's barrier functions, which TSan models.
     func barrierWorkItemAccess(_ report: SanitizerReport) -> SanitizerReport.Place? {
         guard barrierWorkItemsDropped else { return nil }
-        let pattern = #"DispatchWorkItem\s*\((qos:[^,]*,\s*)?flags:\s*(\.barrier|\[[^\]]*\.barrier)"#
+        let barrier = #"flags:\s*(\.barrier|\[[^\]]*\.barrier)"#
+        let carriedByBlock = #"DispatchWorkItem\s*\(|\b(qos|group):|asyncAfter\s*\("#
         return report.accesses.compactMap(\.place).first { place in
             guard place.function.hasPrefix("closure in "), let lines = sourceLines(place.file),
                   let body = functionBody(place.function, in: lines) else { return false }
             let code = codeLines(lines.joined(separator: "\n"))
-            return code[body].contains { $0.range(of: pattern, options: .regularExpression) != nil }
+            return code[body].contains {
+                $0.range(of: barrier, options: .regularExpression) != nil && $0.range(of: carriedByBlock, options: .regularExpression) != nil
+            }
         }
     }
 
@@ -398,12 +404,16 @@ public struct ExerciseChecker: Sendable {
     }
 
     /// The lines (0-based) after `function`'s `func` line, up to the next `func`:
-    /// "closure in SafeCounter.increment(String)" → the body of `func increment`.
+    /// "closure in SafeCounter.increment(_:)" → the body of `func increment` — in the type of
+    /// that name where the file declares one (a file may hold several types), else the first.
     private func functionBody(_ function: String, in lines: [String]) -> Range<Int>? {
         let qualified = function.components(separatedBy: " in ").last ?? function
-        let beforeParenthesis = qualified.prefix { $0 != "(" }
-        guard let name = beforeParenthesis.split(separator: ".").last.map(String.init), !name.isEmpty,
-              let declaration = lines.firstIndex(where: { $0.range(of: "func \(name)\\b", options: .regularExpression) != nil })
+        let path = qualified.prefix { $0 != "(" }.split(separator: ".").map(String.init)
+        guard let name = path.last, !name.isEmpty else { return nil }
+        let typeLine = path.dropLast().last.flatMap { type in
+            lines.firstIndex { $0.range(of: #"\b(class|struct|actor|enum|extension)\s+"# + type + #"\b"#, options: .regularExpression) != nil }
+        }
+        guard let declaration = lines[(typeLine ?? 0)...].firstIndex(where: { $0.range(of: "func \(name)\\b", options: .regularExpression) != nil })
         else { return nil }
         let end = lines[(declaration + 1)...].firstIndex { $0.contains("func ") } ?? lines.count
         return (declaration + 1)..<end
