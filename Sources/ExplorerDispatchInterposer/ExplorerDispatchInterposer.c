@@ -136,3 +136,89 @@ void dispatch_after_f(dispatch_time_t when, dispatch_queue_t queue, void *contex
 #else
 void workbook_explorer_drive_jobs(workbook_explorer_job_taker new_taker) { (void)new_taker; }
 #endif
+
+// MARK: Unstructured tasks made by the code under exploration (Linux and Apple platforms)
+//
+// `Task {}`, `Task.detached` and `Task.immediate` are emitted into the calling module, which
+// calls the runtime's `swift_task_create` itself. The runners link the learner's code into the
+// same executable as this definition, so the static linker binds those calls here (on Apple
+// platforms too: a symbol defined in the image being linked wins over a library's), and on
+// Linux the executable's definition takes every other caller's too. On a thread that runs jobs
+// of a run, a task made with no preference of its own gets the explorer's task executor as its
+// initial preference (an `InitialTaskExecutorUnowned` option record, kind 5, known to every
+// Swift 6 runtime): its first job and every hop it makes are enqueued there, and so are
+// scheduling choices, instead of the first job alone (the global enqueue hook) and the rest
+// run inside it (an idle actor's fast path). Everything else is passed on unchanged.
+#if __has_attribute(swiftcall) && __has_attribute(swift_context)
+#include <stdio.h>
+#include <stdlib.h>
+
+// The runtime's types, as include/swift/ABI/Task.h and TaskOptions.h lay them out.
+typedef struct { void *task; void *context; } workbook_task_and_context;
+typedef struct option_record { size_t flags; struct option_record *parent; } option_record;
+typedef struct { option_record base; const void *identity; uintptr_t implementation; } executor_record;
+enum {  // TaskOptionRecordKind (include/swift/ABI/MetadataValues.h): the low byte of `flags`
+    kind_task_group = 1, kind_async_let = 2, kind_async_let_with_buffer = 3,
+    kind_task_executor_unowned = 5, kind_task_executor_owned = 6, kind_run_inline = 255,
+};
+enum { flag_child_task = 1u << 8, flag_inline_task = 1u << 9 };  // TaskCreateFlags
+
+typedef workbook_task_and_context (*task_create_function)(size_t, option_record *, const void *, void *, void *)
+    __attribute__((swiftcall));
+
+static const void *steer_identity;
+static uintptr_t steer_implementation;
+static unsigned long steered_count;
+
+void workbook_explorer_steer_tasks_to(const void *identity, uintptr_t implementation) {
+    __atomic_store_n(&steer_implementation, implementation, __ATOMIC_RELAXED);
+    __atomic_store_n(&steer_identity, identity, __ATOMIC_RELEASE);
+}
+
+unsigned long workbook_explorer_tasks_steered(void) { return __atomic_load_n(&steered_count, __ATOMIC_RELAXED); }
+
+static task_create_function real_task_create(void) {
+    static task_create_function cached;
+    task_create_function real = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
+    if (!real) {
+        real = (task_create_function)dlsym(RTLD_NEXT, "swift_task_create");
+        if (!real) {
+            fputs("workbook: the Swift runtime's swift_task_create was not found\n", stderr);
+            abort();
+        }
+        __atomic_store_n(&cached, real, __ATOMIC_RELEASE);
+    }
+    return real;
+}
+
+/// A task of its own the caller makes (not a child, not inline), with no executor preference
+/// and not one of a group's or an `async let`'s.
+static int steerable(size_t flags, const option_record *options) {
+    if (flags & (flag_child_task | flag_inline_task)) return 0;
+    for (const option_record *record = options; record; record = record->parent) {
+        switch ((unsigned char)record->flags) {
+        case kind_task_group: case kind_async_let: case kind_async_let_with_buffer:
+        case kind_task_executor_unowned: case kind_task_executor_owned: case kind_run_inline:
+            return 0;
+        default: break;
+        }
+    }
+    return 1;
+}
+
+__attribute__((swiftcall, visibility("default")))
+workbook_task_and_context swift_task_create(size_t flags, option_record *options, const void *result_type,
+                                            void *closure_entry, void *closure_context) {
+    task_create_function real = real_task_create();
+    const void *identity = __atomic_load_n(&steer_identity, __ATOMIC_ACQUIRE);
+    if (!identity || !current_run || !steerable(flags, options))
+        return real(flags, options, result_type, closure_entry, closure_context);
+    executor_record record = {
+        { kind_task_executor_unowned, options }, identity, __atomic_load_n(&steer_implementation, __ATOMIC_RELAXED) };
+    __atomic_fetch_add(&steered_count, 1, __ATOMIC_RELAXED);
+    return real(flags, &record.base, result_type, closure_entry, closure_context);
+}
+#else
+void workbook_explorer_steer_tasks_to(const void *identity, uintptr_t implementation) { (void)identity; (void)implementation; }
+unsigned long workbook_explorer_tasks_steered(void) { return 0; }
+#endif

@@ -48,6 +48,11 @@ public enum Explorer {
         /// ThreadSanitizer can see two tasks touch the same memory with nothing ordering them.
         /// Slower: for a few schedules after a search, in a process with TSan.
         public var tasksOnOwnThreads = false
+        /// How far off a timer may be and still fire while other work is ready: a step of real
+        /// work takes time, so a task that sleeps 1 ms may wake while another is mid-way (two
+        /// increments started 1 ms apart overlap). A timer further off waits until nothing is
+        /// ready — work is never assumed to take so long that a timeout beats it.
+        public var workQuantum: Duration = .milliseconds(2)
 
         /// `foreignWaitSeconds`: a callback from a Dispatch queue or a thread may take its time
         /// (a slow network fake: half a second); a deadlock is reported after this long.
@@ -185,7 +190,7 @@ public enum Explorer {
                                     _ body: @escaping Body) -> ScheduleReport {
         precondition(RuntimeHooks.available, "the Swift runtime does not offer swift_task_enqueueGlobal_hook")
         let run = ScheduleRun(stepCap: budget.maxStepsPerSchedule, foreignWaitSeconds: budget.foreignWaitSeconds,
-                              tasksOnOwnThreads: budget.tasksOnOwnThreads)
+                              tasksOnOwnThreads: budget.tasksOnOwnThreads, workQuantum: budget.workQuantum)
         DriverThread.drive(run)
         defer { DriverThread.drive(nil) }
         let root: @Sendable () async -> Void = {

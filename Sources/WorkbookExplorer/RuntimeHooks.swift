@@ -68,6 +68,7 @@ enum RuntimeHooks {
     }
 
     static func install() {
+        ExplorerTaskExecutor.steer(true)
         if let globalSlot {
             previousGlobal = globalSlot.pointee
             globalSlot.pointee = { job, original in
@@ -114,6 +115,7 @@ enum RuntimeHooks {
     }
 
     static func uninstall() {
+        ExplorerTaskExecutor.steer(false)
         globalSlot?.pointee = previousGlobal
         mainSlot?.pointee = previousMain
         getMainSlot?.pointee = previousGetMain

@@ -1,3 +1,4 @@
+import ExplorerDispatchInterposer
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -74,6 +75,8 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
     private var hasRun: Set<EntityKey> = []
     private var stepCheckpoints: [String] = []
     private var running: EntityKey?
+    /// When the job running now began, on the uptime clock (`addTimer(afterRealDelay:)`).
+    private var jobStartedAt: UInt64 = DispatchTime.now().uptimeNanoseconds
     /// Tasks waiting in `untilQuiet()` until nothing else can run.
     private var quietWaiters: [UnsafeContinuation<Void, Never>] = []
     private(set) var rootResult: ScheduleOutcome?
@@ -90,11 +93,13 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
 
     let stepCap: Int
     let foreignWaitSeconds: Double
+    let workQuantum: Duration
     /// Set when each task's jobs run on a thread of its own (for ThreadSanitizer).
     private let lanes: TaskLanes?
-    init(stepCap: Int, foreignWaitSeconds: Double, tasksOnOwnThreads: Bool = false) {
+    init(stepCap: Int, foreignWaitSeconds: Double, tasksOnOwnThreads: Bool = false, workQuantum: Duration = .zero) {
         self.stepCap = stepCap
         self.foreignWaitSeconds = foreignWaitSeconds
+        self.workQuantum = workQuantum
         lanes = tasksOnOwnThreads ? TaskLanes() : nil
     }
 
@@ -128,13 +133,14 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
         RaceDetector.quietly { _ = clock.add(.job(job), after: delay, owner: running) }
     }
 
-    /// A job due after `delay` measured on a real clock (`ContinuousClock`, the runtime's
-    /// deadlines), whose "now" moved a little while the delay was computed: rounded to whole
-    /// milliseconds, so that moment cannot change the schedule and sleeps of one length set
-    /// together are due together.
+    /// A job due after `delay` from now on a real clock (`ContinuousClock`, the runtime's
+    /// deadlines). The code took its deadline from the real clock at some moment of the job
+    /// running now, so the sleep it asked for lies between `delay` and `delay` plus the time the
+    /// job has run: the roundest duration there is taken (`RealDeadline.sleep`) — a 50 ms sleep
+    /// is 50 ms whatever the machine's load, and a replay sets the same timers.
     func addTimer(_ job: UnownedJob, afterRealDelay delay: Duration) {
-        let milliseconds = (max(.zero, delay) + .microseconds(500)) / .milliseconds(1)
-        addTimer(job, after: .milliseconds(Int64(milliseconds.rounded(.down))))
+        let ran = RaceDetector.quietly { DispatchTime.now().uptimeNanoseconds &- jobStartedAt }
+        addTimer(job, after: RealDeadline.sleep(atLeast: delay, atMost: delay + .nanoseconds(Int64(min(ran, UInt64(Int64.max))))))
     }
 
     /// Virtual now, for `ExplorerClock`.
@@ -211,7 +217,7 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
             lock.lock()
             let readyEntries = ready
             lock.unlock()
-            let due = clock.due(advancing: readyEntries.isEmpty)
+            let due = clock.due(advancing: readyEntries.isEmpty, workQuantum: workQuantum)
             if readyEntries.isEmpty && due.isEmpty {
                 if !quietWaiters.isEmpty {
                     // Nothing else can run: wake those waiting for that moment (they become ready).
@@ -279,6 +285,7 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
             }
             ScheduleJournal.record(step: records.count, choice: choice)
             running = key
+            jobStartedAt = DispatchTime.now().uptimeNanoseconds
             stepCheckpoints = []
             progressLock.lock()
             runningStep = (StepRecord(candidates: keys, mainActor: mainActor, choice: choice, defaultChoice: defaultIndex, checkpoints: []), Date())
@@ -416,6 +423,48 @@ final class ExplorerMainActor: SerialExecutor {
         RuntimeHooks.run(for: job)?.add(job, isolatedToMain: true)
     }
     func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
+}
+
+/// The task executor the explorer gives the unstructured tasks that code under exploration
+/// makes (`Task {}`, `Task.detached`, `Task.immediate`; `swift_task_create` in
+/// ExplorerDispatchInterposer.c): their jobs, and their hops to actors, join the run that owns
+/// them, like the body's own. One for the process, as `ExplorerMainActor`: a task keeps its
+/// preference unretained. A job arriving after its run ended is dropped, like the run's other
+/// abandoned jobs.
+final class ExplorerTaskExecutor: TaskExecutor {
+    static let shared = ExplorerTaskExecutor()
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        RuntimeHooks.run(for: job)?.add(job)
+    }
+
+    /// Steers the tasks made on threads of a run here from now on (nil: no longer).
+    static func steer(_ on: Bool) {
+        guard on else { return workbook_explorer_steer_tasks_to(nil, 0) }
+        let (identity, implementation) = unsafeBitCast(shared.asUnownedTaskExecutor(), to: (UnsafeRawPointer, UInt).self)
+        workbook_explorer_steer_tasks_to(identity, implementation)
+    }
+}
+
+/// A sleep's length from a deadline taken on a real clock.
+enum RealDeadline {
+    /// The roundest duration in `atLeast...atMost`: a multiple of a second if one is there, else
+    /// of 100 ms, 10 ms, 1 ms, … down to a nanosecond. A deadline already passed is now.
+    static func sleep(atLeast low: Duration, atMost high: Duration) -> Duration {
+        let lowest = max(Int64(0), nanoseconds(low)), highest = max(lowest, nanoseconds(high))
+        var step: Int64 = 1_000_000_000
+        while step > 1 {
+            let multiple = (lowest + step - 1) / step * step
+            if multiple <= highest { return .nanoseconds(multiple) }
+            step /= 10
+        }
+        return .nanoseconds(lowest)
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue &+ attoseconds / 1_000_000_000
+    }
 }
 
 /// What a step did, in keys.

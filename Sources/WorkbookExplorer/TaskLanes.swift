@@ -92,6 +92,8 @@ private final class Lane: @unchecked Sendable {  // `pending` and `done` under `
     private var done = false
 
     private static let pool = QuietLocked<[Lane]>([])
+    /// What orders the main actor's jobs one after another for ThreadSanitizer.
+    static var mainActorOrder: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(ExplorerMainActor.shared).toOpaque()) }
 
     static func take() -> Lane {
         if let lane = pool.withLock({ $0.popLast() }) { return lane }
@@ -129,14 +131,20 @@ private final class Lane: @unchecked Sendable {  // `pending` and `done` under `
                 DriverThread.assist(pending!.run)
                 return pending!.work
             }
-            if case let .job(job, _, _, name) = work {
+            var onMainActor = false
+            if case let .job(job, _, isolatedToMain, name) = work {
                 TaskLanes.nameThisThread(name)  // never a name left from another task
                 // The executor's edge: what was done before the job was enqueued happens before it runs.
                 RaceDetector.happensAfter(address: unsafeBitCast(job, to: UnsafeRawPointer.self))
+                // The main actor is one serial executor: each of its jobs happens after the one
+                // it ran before, whichever tasks' lanes they run on.
+                if isolatedToMain { RaceDetector.happensAfter(address: Lane.mainActorOrder) }
+                onMainActor = isolatedToMain
             }
             workbook_explorer_filter_runtime_releases(true)
             work.perform()
             workbook_explorer_filter_runtime_releases(false)
+            if onMainActor { RaceDetector.happensBefore(address: Lane.mainActorOrder) }
             RaceDetector.quietly {
                 DriverThread.assist(nil)
                 condition.lock()

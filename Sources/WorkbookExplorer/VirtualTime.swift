@@ -39,13 +39,13 @@ final class VirtualTimeline: QuietlyLocked, @unchecked Sendable {  // the driver
 
     /// The timers a step may fire, in the order they were set: all those with the earliest
     /// deadline — if that deadline has come, or `advancing` (nothing else is ready, so the clock
-    /// may jump to it).
-    func due(advancing: Bool) -> [Timer] {
+    /// may jump to it), or it is at most `workQuantum` away (the ready work may take that long).
+    func due(advancing: Bool, workQuantum: Duration = .zero) -> [Timer] {
         locked {
             guard !timers.isEmpty else { return [] }
             var earliest = timers[0].deadline
             for timer in timers where timer.deadline < earliest { earliest = timer.deadline }
-            guard advancing || earliest <= virtualNow else { return [] }
+            guard advancing || earliest <= virtualNow + workQuantum else { return [] }
             return timers.filter { $0.deadline == earliest }.sorted { $0.order < $1.order }
         }
     }

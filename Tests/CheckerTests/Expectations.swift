@@ -14,6 +14,8 @@ struct ListedVariant: Sendable, CustomTestStringConvertible {
 
     /// `breaks` of a registered correct answer in another style, which the check must pass.
     static let passes = "none"
+    /// What `variant-runner --list` gives as the exercise of the explorer corpus' bodies.
+    static let corpusExercise = "Corpus"
 
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -25,7 +27,8 @@ struct ListedVariant: Sendable, CustomTestStringConvertible {
               let outcome = try? ChildProcess(executable: runner, arguments: ["--list"]).run(timeoutSeconds: 20) else { return [] }
         return outcome.standardOutput.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count == 4 else { return nil }
+            // The explorer corpus (`Corpus.…`) is no exercise's: ExplorerCorpusTests runs it.
+            guard fields.count == 4, fields[1] != corpusExercise else { return nil }
             return ListedVariant(name: fields[0], exercise: fields[1], breaks: fields[2], summary: fields[3])
         }
     }

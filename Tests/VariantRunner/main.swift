@@ -13,4 +13,4 @@ import WorkbookChecks
 workbook_sanitizer_mutex_support_linked()
 workbook_release_point_interposers_linked()
 workbook_access_race_interposer_start()
-RunnerMain.run(program: RunnerProtocol.variantExecutableName, variants: allVariants)
+RunnerMain.run(program: RunnerProtocol.variantExecutableName, variants: allVariants + corpusRegistrations)

@@ -30,3 +30,12 @@ void workbook_explorer_filter_runtime_releases(bool on);
 
 /// Names the calling thread (at most 15 bytes are kept), so ThreadSanitizer's reports name it.
 void workbook_explorer_name_thread(const char *name);
+
+/// Unstructured tasks (`Task {}`, `Task.detached`, `Task.immediate`) that code running on a
+/// thread of a run makes with no executor preference of their own get this task executor (an
+/// `UnownedTaskExecutor`'s two words) as their preference: their jobs and hops are the run's
+/// choices. Null: none. Where the compiler has no Swift calling convention, nothing happens.
+void workbook_explorer_steer_tasks_to(const void *identity, uintptr_t implementation);
+
+/// How many tasks were given the preference so far (for tests).
+unsigned long workbook_explorer_tasks_steered(void);
