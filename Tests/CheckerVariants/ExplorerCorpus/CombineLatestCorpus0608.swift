@@ -181,7 +181,7 @@ private func signInButton(_ scenario: Scenario, _ forwarding: Forwarding) async 
                                  forwarding)
     var pairs: [Pair] = []
     for await pair in combined { pairs.append(pair) }
-    let shown = pairs.map(\.description).joined(separator: ", ")
+    let shown = pairs.isEmpty ? "none" : pairs.map(\.description).joined(separator: ", ")
     guard pairs.allSatisfy({ !$0.email.isEmpty && !$0.password.isEmpty }) else {
         throw InvariantViolation("a pair before both fields had a value: \(shown)")
     }
