@@ -75,8 +75,6 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
     private var hasRun: Set<EntityKey> = []
     private var stepCheckpoints: [String] = []
     private var running: EntityKey?
-    /// When the job running now began, on the uptime clock (`addTimer(afterRealDelay:)`).
-    private var jobStartedAt: UInt64 = DispatchTime.now().uptimeNanoseconds
     /// Tasks waiting in `untilQuiet()` until nothing else can run.
     private var quietWaiters: [UnsafeContinuation<Void, Never>] = []
     private(set) var rootResult: ScheduleOutcome?
@@ -134,13 +132,12 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
     }
 
     /// A job due after `delay` from now on a real clock (`ContinuousClock`, the runtime's
-    /// deadlines). The code took its deadline from the real clock at some moment of the job
-    /// running now, so the sleep it asked for lies between `delay` and `delay` plus the time the
-    /// job has run: the roundest duration there is taken (`RealDeadline.sleep`) — a 50 ms sleep
-    /// is 50 ms whatever the machine's load, and a replay sets the same timers.
+    /// deadlines). The code took its deadline from the real clock a moment before — in this job
+    /// or the one before it — so `delay` falls short of the sleep it asked for by that moment:
+    /// rounded up to a whole millisecond (`RealDeadline.sleep`), a 50 ms sleep is 50 ms whatever
+    /// the machine's load, and a replay sets the same timers.
     func addTimer(_ job: UnownedJob, afterRealDelay delay: Duration) {
-        let ran = RaceDetector.quietly { DispatchTime.now().uptimeNanoseconds &- jobStartedAt }
-        addTimer(job, after: RealDeadline.sleep(atLeast: delay, atMost: delay + .nanoseconds(Int64(min(ran, UInt64(Int64.max))))))
+        addTimer(job, after: RealDeadline.sleep(delay))
     }
 
     /// Virtual now, for `ExplorerClock`.
@@ -285,7 +282,6 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
             }
             ScheduleJournal.record(step: records.count, choice: choice)
             running = key
-            jobStartedAt = DispatchTime.now().uptimeNanoseconds
             stepCheckpoints = []
             progressLock.lock()
             runningStep = (StepRecord(candidates: keys, mainActor: mainActor, choice: choice, defaultChoice: defaultIndex, checkpoints: []), Date())
@@ -448,22 +444,13 @@ final class ExplorerTaskExecutor: TaskExecutor {
 
 /// A sleep's length from a deadline taken on a real clock.
 enum RealDeadline {
-    /// The roundest duration in `atLeast...atMost`: a multiple of a second if one is there, else
-    /// of 100 ms, 10 ms, 1 ms, … down to a nanosecond. A deadline already passed is now.
-    static func sleep(atLeast low: Duration, atMost high: Duration) -> Duration {
-        let lowest = max(Int64(0), nanoseconds(low)), highest = max(lowest, nanoseconds(high))
-        var step: Int64 = 1_000_000_000
-        while step > 1 {
-            let multiple = (lowest + step - 1) / step * step
-            if multiple <= highest { return .nanoseconds(multiple) }
-            step /= 10
-        }
-        return .nanoseconds(lowest)
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue &+ attoseconds / 1_000_000_000
+    /// `delay` rounded up to a whole millisecond: the time since the deadline was taken is
+    /// microseconds (a millisecond, under ThreadSanitizer on a loaded machine, is the limit), and
+    /// sleeps are asked for in whole milliseconds or coarser. A deadline already passed is now.
+    static func sleep(_ delay: Duration) -> Duration {
+        // A microsecond off first: a clock read a hair late must not make 30 ms into 31.
+        let milliseconds = ((delay - .microseconds(1)) / .milliseconds(1)).rounded(.up)
+        return .milliseconds(Int64(max(0, milliseconds)))
     }
 }
 

@@ -6,7 +6,7 @@ import WorkbookExplorer
 /// ThreadSanitizer (with the race lane) or in `variant-runner-plain`, exactly as an exercise's
 /// explored check runs a learner's code. Named `Corpus.<name>`; the property each must break is
 /// `none` for a correct body.
-public let corpusRegistrations: [VariantRegistration] = (smallestCasesCorpus).map { body in
+public let corpusRegistrations: [VariantRegistration] = (smallestCasesCorpus + explorerCorpus0608).map { body in
     VariantRegistration("Corpus.\(body.name)", body.shape, breaks: body.expectation.breaks) {
         let failure = checkExplored(CorpusBody.invariant, title: .verbatim(body.name),
                                     observed: { Localized.verbatim($0) }, body.body)
