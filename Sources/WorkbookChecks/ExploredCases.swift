@@ -15,8 +15,15 @@ public enum ExploredCases {
         public let failure: CheckFailure?
     }
 
+    /// How far the search of one case went (a case replayed alone has none).
+    public struct Searched: Sendable {
+        public let schedules: Int
+        public let depth: Explorer.Depth
+    }
+
     private struct State {
         var started = 0
+        var searched: [Searched] = []
         var request: (number: Int, token: ReplayToken)?
         var replayed: Replayed?
     }
@@ -45,5 +52,38 @@ public enum ExploredCases {
 
     static func record(_ replayed: Replayed) {
         state.withLock { $0.replayed = replayed }
+    }
+
+    static func record(_ searched: Searched) {
+        state.withLock { $0.searched.append(searched) }
+    }
+
+    /// How far the searches of this run went, as a "done" verdict says it; nil if nothing was explored.
+    public static var searchSummary: Localized? {
+        let searched = state.withLock { $0.searched }
+        guard !searched.isEmpty else { return nil }
+        let schedules = searched.reduce(0) { $0 + $1.schedules }
+        let whole = searched.filter { $0.depth.everySchedule }
+        let single = whole.filter { $0.schedules == 1 }.count
+        let partial = searched.filter { !$0.depth.everySchedule }
+        var en = "Explored \(searched.count) \(searched.count == 1 ? "case" : "cases") in \(schedules) schedules"
+        var ja = "\(searched.count) ケースを \(schedules) 個のスケジュールで探索しました"
+        if !whole.isEmpty {
+            en += ": every schedule there is in \(whole.count)"
+            ja += "。\(whole.count) ケースはありうるスケジュールをすべて実行"
+            if single > 0 {
+                en += " (\(single) had just one: no two of its tasks were ever ready at once)"
+                ja += "（うち \(single) ケースはスケジュールが 1 つだけ: 2 つのタスクが同時に実行可能になることがありませんでした）"
+            }
+        }
+        if let shallowest = partial.min(by: { ($0.depth.completeBound ?? -1) < ($1.depth.completeBound ?? -1) }) {
+            let bound = shallowest.depth.completeBound.map { Localized("every schedule with at most \($0) preemption(s)", ja: "プリエンプション \($0) 回以下のすべてのスケジュール") }
+                ?? Localized("not even every schedule without preemption", ja: "プリエンプションなしのスケジュールすら網羅できず")
+            let sampled = Localized("then \(shallowest.depth.randomSchedules) random and \(shallowest.depth.pctSchedules) PCT schedules",
+                                    ja: "その後ランダム \(shallowest.depth.randomSchedules) 個と PCT \(shallowest.depth.pctSchedules) 個")
+            en += "\(whole.isEmpty ? ":" : ";") the least searched of the other \(partial.count): \(bound.en), \(sampled.en)"
+            ja += "。残り \(partial.count) ケースで最も浅いもの: \(bound.ja)、\(sampled.ja)"
+        }
+        return Localized(en + ".", ja: ja + "。")
     }
 }

@@ -67,6 +67,7 @@ public func checkExplored(
         return found
     }
     let result = Explorer.explore(.deepening(seed: 1), budget: budget, judged)
+    ExploredCases.record(.init(schedules: result.schedulesRun, depth: result.depth))
     let showsStats = ProcessInfo.processInfo.environment["WORKBOOK_EXPLORER_STATS"] != nil
     if showsStats {
         // For tuning budgets: how far each search went.
@@ -94,9 +95,22 @@ public func checkExplored(
                         ja: "結果は同じ（「\(BilingualLabel.japanese(runs[0]))」）でしたが、別のステップをたどりました")
             : Localized("\"\(BilingualLabel.english(runs[0]))\" the first time, \"\(BilingualLabel.english(runs[1]))\" the second",
                         ja: "1 回目は「\(BilingualLabel.japanese(runs[0]))」、2 回目は「\(BilingualLabel.japanese(runs[1]))」でした")
+        var whereItDiffered = Localized.verbatim("")
+        var advice = Localized(
+            "Something outlives a schedule — a `static let shared` actor, a global, a cache — so no verdict about the interleavings can be trusted. Make the state inside the code that runs.",
+            ja: "スケジュールより長生きするもの（`static let shared` のアクター、グローバル変数、キャッシュ）があるため、インターリーブについての判定を信頼できません。状態は実行されるコードの中で作りましょう。")
+        if let divergence = result.sharedStateDivergence {
+            whereItDiffered = Localized(" At step \(divergence.step) the first run ran \(divergence.first), the second \(divergence.second).",
+                                        ja: "ステップ \(divergence.step) で、1 回目は \(divergence.first)、2 回目は \(divergence.second) を実行しました。")
+            if divergence.first.hasPrefix("timer") || divergence.second.hasPrefix("timer") {
+                advice = Localized(
+                    "The two runs' timers came due in another order: a sleep's length was computed from the real clock (`ContinuousClock.now`, `Date()`) at a moment that differed between runs, or state that outlives a schedule changed it. Sleep for fixed durations, or take the clock as a parameter and pass an injected one.",
+                    ja: "2 回の実行でタイマーの期限の順序が変わりました。スリープの長さを実時間の時計（`ContinuousClock.now` や `Date()`）から、実行ごとに違う時点で計算しているか、スケジュールより長生きする状態がそれを変えています。決まった長さだけスリープするか、時計を引数で受け取り、注入した時計を渡しましょう。")
+            }
+        }
         return CheckFailure(.freshState, observed: Localized(
-            "One schedule, run twice, ran differently: \(how.en). Something outlives a schedule — a `static let shared` actor, a global, a cache — so no verdict about the interleavings can be trusted. Make the state inside the code that runs.",
-            ja: "1 つのスケジュールを 2 回実行すると、違う実行になりました（\(how.ja)）。スケジュールより長生きするもの（`static let shared` のアクター、グローバル変数、キャッシュ）があるため、インターリーブについての判定を信頼できません。状態は実行されるコードの中で作りましょう。"),
+            "One schedule, run twice, ran differently: \(how.en).\(whereItDiffered.en) \(advice.en)",
+            ja: "1 つのスケジュールを 2 回実行すると、違う実行になりました（\(how.ja)）。\(whereItDiffered.ja)\(advice.ja)"),
             tally: nil, schedule: result.failure, exploredCase: number)
     }
     return failure(result.failure, outcomes: result.outcomes)

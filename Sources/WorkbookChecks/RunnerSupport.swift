@@ -260,6 +260,9 @@ public enum RunnerOutput {
         case let .passed(properties):
             let notRun = PlatformProbes.notRunnable(exercise)
             Console.line(Report.passed(exercise, properties: properties, notRun: notRun, terminal: options.terminal, language: options.language))
+            if let searched = ExploredCases.searchSummary {
+                Console.line(options.terminal.paint(wrap(searched.text(options.language), prefix: "  ", width: options.terminal.width).joined(separator: "\n"), .dim))
+            }
             for probe in notRun { Console.line("\(PlatformProbes.notRunMarker) \(probe.id)") }
             Console.line("\(RunnerProtocol.verdictMarker) done")
             return RunnerProtocol.doneExitCode

@@ -82,6 +82,9 @@ public enum Explorer {
         public let sharedState: String?
         /// With `sharedState`: the outcome of the schedule the first time and the second.
         public let sharedStateRuns: [String]
+        /// With `sharedState`: the first step the two runs took differently, and who ran in it
+        /// each time (nil when they took the same steps and only the outcome differed).
+        public var sharedStateDivergence: (step: Int, first: String, second: String)? = nil
     }
 
     /// How deep a search went: what a clean result stands on.
@@ -219,6 +222,7 @@ public enum Explorer {
             // singleton actor) or work escaped the explorer, and every verdict is in doubt.
             var sharedState: String?
             var sharedStateRuns: [String] = []
+            var divergence: (step: Int, first: String, second: String)?
             if let probe = failure ?? first {
                 var chooser = PrefixChooser(prefix: probe.token.choices)
                 let again = runOnce(&chooser, search: .replay, budget: budget, body)
@@ -226,13 +230,21 @@ public enum Explorer {
                     let cause = uncontrolled.isEmpty ? "" : "; work ran outside the explorer's control (\(uncontrolled.sorted().joined(separator: "; "))), which can do that too"
                     sharedState = "the same schedule ran again ended differently (\"\(probe.outcome)\" the first time, \"\(again.outcome)\" the second)\(cause)"
                     sharedStateRuns = [probe.outcome.description, again.outcome.description]
+                    let firstSteps = probe.steps.map { "\($0.who)" }, secondSteps = again.steps.map { "\($0.who)" }
+                    if let index = zip(firstSteps, secondSteps).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset
+                        ?? (firstSteps.count != secondSteps.count ? min(firstSteps.count, secondSteps.count) : nil) {
+                        divergence = (index + 1, firstSteps.indices.contains(index) ? firstSteps[index] : "nothing (it had ended)",
+                                      secondSteps.indices.contains(index) ? secondSteps[index] : "nothing (it had ended)")
+                    }
                 }
             }
-            return Result(schedulesRun: schedules, failure: failure, exhausted: exhausted, outcomes: outcomes,
+            var result = Result(schedulesRun: schedules, failure: failure, exhausted: exhausted, outcomes: outcomes,
                    uncontrolled: uncontrolled.sorted(), seconds: Date().timeIntervalSince(start),
                    depth: Depth(completeBound: completedBound, everySchedule: exhausted && failure == nil,
                                 randomSchedules: randomSchedules, pctSchedules: pctSchedules),
                    sharedState: sharedState, sharedStateRuns: sharedStateRuns)
+            result.sharedStateDivergence = divergence
+            return result
         }
         /// Records a report; returns it if it failed. A schedule that hit the step cap is run
         /// again — its first half as it was, then fairly — and counts as a livelock only if
