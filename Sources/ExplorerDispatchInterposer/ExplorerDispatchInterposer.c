@@ -166,6 +166,10 @@ enum { flag_child_task = 1u << 8, flag_inline_task = 1u << 9 };  // TaskCreateFl
 typedef workbook_task_and_context (*task_create_function)(size_t, option_record *, const void *, void *, void *)
     __attribute__((swiftcall));
 
+__attribute__((swiftcall, visibility("default")))
+workbook_task_and_context swift_task_create(size_t flags, option_record *options, const void *result_type,
+                                            void *closure_entry, void *closure_context);
+
 static const void *steer_identity;
 static uintptr_t steer_implementation;
 static unsigned long steered_count;
@@ -177,12 +181,19 @@ void workbook_explorer_steer_tasks_to(const void *identity, uintptr_t implementa
 
 unsigned long workbook_explorer_tasks_steered(void) { return __atomic_load_n(&steered_count, __ATOMIC_RELAXED); }
 
+/// The runtime's own `swift_task_create`, looked up in the library that defines the runtime's
+/// other entry points: not with `RTLD_NEXT`, which searches only the images loaded after the
+/// caller's — on Apple platforms a test bundle is loaded after the runtime, and would find nothing.
 static task_create_function real_task_create(void) {
     static task_create_function cached;
     task_create_function real = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
     if (!real) {
-        real = (task_create_function)dlsym(RTLD_NEXT, "swift_task_create");
-        if (!real) {
+        Dl_info info = {0};
+        void *known = dlsym(RTLD_DEFAULT, "swift_task_enqueueGlobal");
+        void *library = known && dladdr(known, &info) && info.dli_fname ? dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+        if (library) real = (task_create_function)dlsym(library, "swift_task_create");
+        if (!real || real == swift_task_create) real = (task_create_function)dlsym(RTLD_NEXT, "swift_task_create");
+        if (!real || real == swift_task_create) {
             fputs("workbook: the Swift runtime's swift_task_create was not found\n", stderr);
             abort();
         }
