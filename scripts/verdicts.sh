@@ -6,6 +6,7 @@
 #   scripts/verdicts.sh variants  [NAME-REGEX] [--runs N] [--busy]
 #   scripts/verdicts.sh learner   [NAME-REGEX] [--runs N] [--busy]
 #   BUILD_DIR=.build-nospi/debug scripts/verdicts.sh …: runners from another build (default .build/debug).
+#   … --plain: the runners without ThreadSanitizer's runtime only (exercise-runner-plain, variant-runner-plain).
 #   … --as-on-apple: with the Linux-only mechanisms switched off (WORKBOOK_LINUX_MECHANISMS=off),
 #     as on a Mac; a done verdict then lists the probes that could not run (done[not-run:a,b]).
 # Each line: name, then the verdicts of its runs (done / failing:<property> / not-started / exit:<code>).
@@ -13,12 +14,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-}"; shift || true
-pattern="." runs=1 busy=0 as_on_apple=0
+pattern="." runs=1 busy=0 as_on_apple=0 plain_only=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --runs) shift; runs="$1" ;;
         --busy) busy=1 ;;
         --as-on-apple) as_on_apple=1 ;;
+        --plain) plain_only=1 ;;
         *) pattern="$1" ;;
     esac
     shift
@@ -52,6 +54,7 @@ plain_done=0
 for name in $(echo "$names" | grep -E "$pattern"); do
     line="$name:"
     for _ in $(seq 1 "$runs"); do
+        if [ "$plain_only" -eq 1 ]; then v=$(verdict_of "$runner-plain"); line="$line $v"; [ "$v" = done ] && plain_done=$((plain_done + 1)); continue; fi
         v=$(verdict_of "$runner")
         # As ExerciseChecker does: a failure under TSan that is not a race is confirmed by the
         # same code without TSan's runtime, and that verdict counts.
