@@ -172,14 +172,11 @@ workbook_task_and_context swift_task_create(size_t flags, option_record *options
 
 static const void *steer_identity;
 static uintptr_t steer_implementation;
-static unsigned long steered_count;
 
 void workbook_explorer_steer_tasks_to(const void *identity, uintptr_t implementation) {
     __atomic_store_n(&steer_implementation, implementation, __ATOMIC_RELAXED);
     __atomic_store_n(&steer_identity, identity, __ATOMIC_RELEASE);
 }
-
-unsigned long workbook_explorer_tasks_steered(void) { return __atomic_load_n(&steered_count, __ATOMIC_RELAXED); }
 
 /// The runtime's own `swift_task_create`, looked up in the library that defines the runtime's
 /// other entry points: not with `RTLD_NEXT`, which searches only the images loaded after the
@@ -226,10 +223,8 @@ workbook_task_and_context swift_task_create(size_t flags, option_record *options
         return real(flags, options, result_type, closure_entry, closure_context);
     executor_record record = {
         { kind_task_executor_unowned, options }, identity, __atomic_load_n(&steer_implementation, __ATOMIC_RELAXED) };
-    __atomic_fetch_add(&steered_count, 1, __ATOMIC_RELAXED);
     return real(flags, &record.base, result_type, closure_entry, closure_context);
 }
 #else
 void workbook_explorer_steer_tasks_to(const void *identity, uintptr_t implementation) { (void)identity; (void)implementation; }
-unsigned long workbook_explorer_tasks_steered(void) { return 0; }
 #endif

@@ -84,10 +84,17 @@ public enum Explorer {
         public let sharedStateRuns: [String]
         /// With `sharedState`: the first step the two runs took differently, and who ran in it
         /// each time (nil when they took the same steps and only the outcome differed).
-        public var sharedStateDivergence: (step: Int, first: String, second: String)? = nil
+        public var sharedStateDivergence: Divergence? = nil
     }
 
     /// How deep a search went: what a clean result stands on.
+    /// Where two runs of one schedule parted: the step (1-based), and who ran in it each time.
+    public struct Divergence: Sendable, Equatable {
+        public let step: Int
+        public let first: String
+        public let second: String
+    }
+
     public struct Depth: Sendable, Equatable {
         /// Every schedule with at most this many preemptions ran (nil: not even bound 0).
         public let completeBound: Int?
@@ -222,7 +229,7 @@ public enum Explorer {
             // singleton actor) or work escaped the explorer, and every verdict is in doubt.
             var sharedState: String?
             var sharedStateRuns: [String] = []
-            var divergence: (step: Int, first: String, second: String)?
+            var divergence: Divergence?
             if let probe = failure ?? first {
                 var chooser = PrefixChooser(prefix: probe.token.choices)
                 let again = runOnce(&chooser, search: .replay, budget: budget, body)
@@ -233,8 +240,8 @@ public enum Explorer {
                     let firstSteps = probe.steps.map { "\($0.who)" }, secondSteps = again.steps.map { "\($0.who)" }
                     if let index = zip(firstSteps, secondSteps).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset
                         ?? (firstSteps.count != secondSteps.count ? min(firstSteps.count, secondSteps.count) : nil) {
-                        divergence = (index + 1, firstSteps.indices.contains(index) ? firstSteps[index] : "nothing (it had ended)",
-                                      secondSteps.indices.contains(index) ? secondSteps[index] : "nothing (it had ended)")
+                        divergence = Divergence(step: index + 1, first: firstSteps.indices.contains(index) ? firstSteps[index] : "nothing (it had ended)",
+                                                second: secondSteps.indices.contains(index) ? secondSteps[index] : "nothing (it had ended)")
                     }
                 }
             }

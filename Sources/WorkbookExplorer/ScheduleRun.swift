@@ -437,8 +437,12 @@ final class ExplorerTaskExecutor: TaskExecutor {
     /// Steers the tasks made on threads of a run here from now on (nil: no longer).
     static func steer(_ on: Bool) {
         guard on else { return workbook_explorer_steer_tasks_to(nil, 0) }
-        let (identity, implementation) = unsafeBitCast(shared.asUnownedTaskExecutor(), to: (UnsafeRawPointer, UInt).self)
-        workbook_explorer_steer_tasks_to(identity, implementation)
+        // An `UnownedTaskExecutor` is the runtime's executor reference: two words, identity first.
+        let executor = shared.asUnownedTaskExecutor()
+        withUnsafeBytes(of: executor) { words in
+            workbook_explorer_steer_tasks_to(words.load(as: UnsafeRawPointer.self),
+                                             words.load(fromByteOffset: MemoryLayout<UnsafeRawPointer>.size, as: UInt.self))
+        }
     }
 }
 

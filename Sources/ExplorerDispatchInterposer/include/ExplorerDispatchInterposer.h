@@ -36,6 +36,3 @@ void workbook_explorer_name_thread(const char *name);
 /// `UnownedTaskExecutor`'s two words) as their preference: their jobs and hops are the run's
 /// choices. Null: none. Where the compiler has no Swift calling convention, nothing happens.
 void workbook_explorer_steer_tasks_to(const void *identity, uintptr_t implementation);
-
-/// How many tasks were given the preference so far (for tests).
-unsigned long workbook_explorer_tasks_steered(void);

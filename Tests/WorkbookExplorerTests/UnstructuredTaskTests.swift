@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import WorkbookExplorer
+
+/// `Task {}`, `Task.detached` made by code under exploration run under the explorer's task
+/// executor; outside a run nothing changes.
+@Suite("Unstructured tasks under the explorer", .workbookSelfTest, .serialized)
+struct UnstructuredTaskTests {
+    @Test("a Task {} made outside an exploration is left alone: it has no executor preference")
+    func outsideARun() async {
+        #expect(await Task { hasExecutorPreference() }.value == false)
+        #expect(await Task.detached { hasExecutorPreference() }.value == false)
+    }
+
+    @Test("a Task {} and a Task.detached made under the explorer are steered, and keep task-local values and cancellation as before")
+    func underARun() {
+        let result = Explorer.explore(.exhaustive(maxPreemptions: 1), budget: .init(maxSchedules: 50)) {
+            try await Request.$id.withValue("r1") {
+                let steered = [await Task { hasExecutorPreference() }.value, await Task.detached { hasExecutorPreference() }.value]
+                guard steered == [true, true] else { throw InvariantViolation("executor preference: \(steered)") }
+                let inherited = Task { Request.id }
+                let detached = Task.detached { Request.id }
+                let sleeper = Task { () -> String in
+                    do { try await Task.sleep(for: .seconds(60)); return "slept" } catch { return "cancelled" }
+                }
+                sleeper.cancel()
+                let seen = [await inherited.value, await detached.value, await sleeper.value]
+                guard seen == ["r1", "none", "cancelled"] else { throw InvariantViolation("seen \(seen)") }
+                return seen.joined(separator: ",")
+            }
+        }
+        #expect(result.failure == nil, "\(String(describing: result.failure?.outcome))")
+        #expect(result.uncontrolled.isEmpty, "\(result.uncontrolled)")
+    }
+
+    @Test("the hop of a Task {} made in an actor method is a choice: a read-hop-write lost update is found")
+    func actorMethodTaskHopIsAChoice() {
+        let result = Explorer.explore(.exhaustive(maxPreemptions: 2), budget: .init(maxSchedules: 2_000)) {
+            let shelf = Shelf()
+            await shelf.sell()
+            await shelf.sell()
+            await shelf.finish()
+            let left = await shelf.count
+            guard left == 3 else { throw InvariantViolation("two sales from 5 left \(left)") }
+            return "left \(left)"
+        }
+        #expect(result.failure != nil, "the lost update was not found in \(result.schedulesRun) schedules")
+    }
+}
+
+/// Whether the calling task runs with a task executor preference.
+private func hasExecutorPreference() -> Bool {
+    withUnsafeCurrentTask { $0?.unownedTaskExecutor != nil }
+}
+
+private enum Request {
+    @TaskLocal static var id = "none"
+}
+
+private actor Catalogue {
+    func price() -> Int { 1 }
+}
+
+private actor Shelf {
+    private(set) var count = 5
+    private let catalogue = Catalogue()
+    private var sales: [Task<Void, Never>] = []
+
+    func sell() {
+        sales.append(Task {
+            let before = self.count
+            _ = await self.catalogue.price()
+            self.count = before - 1
+        })
+    }
+
+    func finish() async {
+        for sale in sales { await sale.value }
+    }
+}
