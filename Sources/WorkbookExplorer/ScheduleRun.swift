@@ -75,6 +75,10 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
     private var hasRun: Set<EntityKey> = []
     private var stepCheckpoints: [String] = []
     private var running: EntityKey?
+    /// When the step before the one running now began, and when this one did (uptime nanoseconds):
+    /// a deadline taken from the real clock was taken since then (`addTimer(afterRealDelay:)`).
+    private var previousStepBegan = DispatchTime.now().uptimeNanoseconds
+    private var stepBegan = DispatchTime.now().uptimeNanoseconds
     /// Tasks waiting in `untilQuiet()` until nothing else can run.
     private var quietWaiters: [UnsafeContinuation<Void, Never>] = []
     private(set) var rootResult: ScheduleOutcome?
@@ -133,11 +137,12 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
 
     /// A job due after `delay` from now on a real clock (`ContinuousClock`, the runtime's
     /// deadlines). The code took its deadline from the real clock a moment before — in this job
-    /// or the one before it — so `delay` falls short of the sleep it asked for by that moment:
-    /// rounded up to a whole millisecond (`RealDeadline.sleep`), a 50 ms sleep is 50 ms whatever
-    /// the machine's load, and a replay sets the same timers.
+    /// or the one before it — so the sleep it asked for lies between `delay` and `delay` plus the
+    /// time since the previous step began: the roundest duration there (`RealDeadline.sleep`) —
+    /// a 50 ms sleep is 50 ms however loaded the machine, and a replay sets the same timers.
     func addTimer(_ job: UnownedJob, afterRealDelay delay: Duration) {
-        addTimer(job, after: RealDeadline.sleep(delay))
+        let since = RaceDetector.quietly { DispatchTime.now().uptimeNanoseconds &- previousStepBegan }
+        addTimer(job, after: RealDeadline.sleep(atLeast: delay, atMost: delay + .nanoseconds(Int64(clamping: since))))
     }
 
     /// Virtual now, for `ExplorerClock`.
@@ -282,6 +287,8 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
             }
             ScheduleJournal.record(step: records.count, choice: choice)
             running = key
+            previousStepBegan = stepBegan
+            stepBegan = DispatchTime.now().uptimeNanoseconds
             stepCheckpoints = []
             progressLock.lock()
             runningStep = (StepRecord(candidates: keys, mainActor: mainActor, choice: choice, defaultChoice: defaultIndex, checkpoints: []), Date())
@@ -448,13 +455,25 @@ final class ExplorerTaskExecutor: TaskExecutor {
 
 /// A sleep's length from a deadline taken on a real clock.
 enum RealDeadline {
-    /// `delay` rounded up to a whole millisecond: the time since the deadline was taken is
-    /// microseconds (a millisecond, under ThreadSanitizer on a loaded machine, is the limit), and
-    /// sleeps are asked for in whole milliseconds or coarser. A deadline already passed is now.
-    static func sleep(_ delay: Duration) -> Duration {
-        // A microsecond off first: a clock read a hair late must not make 30 ms into 31.
-        let milliseconds = ((delay - .microseconds(1)) / .milliseconds(1)).rounded(.up)
-        return .milliseconds(Int64(max(0, milliseconds)))
+    /// The roundest duration in `atLeast...atMost`, the largest of that roundness: a multiple of a
+    /// second if one is there, else of 100 ms, 10 ms, 1 ms, … down to a microsecond. Sleeps are
+    /// asked for in round durations, and the bounds hold the one asked for; the larger of two
+    /// equally round candidates is nearer the time the deadline was taken. A passed deadline is now.
+    static func sleep(atLeast low: Duration, atMost high: Duration) -> Duration {
+        let lowest = max(Int64(0), nanoseconds(low)), highest = max(lowest, nanoseconds(high))
+        guard highest > 0 else { return .zero }
+        var step: Int64 = 1_000_000_000
+        while step >= 1_000 {
+            let largest = highest / step * step
+            if largest >= lowest, largest > 0 { return .nanoseconds(largest) }
+            step /= 10
+        }
+        return .nanoseconds(highest)
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue &+ attoseconds / 1_000_000_000
     }
 }
 

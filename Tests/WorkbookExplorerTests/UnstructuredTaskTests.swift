@@ -1,6 +1,6 @@
 import Foundation
+@testable import WorkbookExplorer
 import Testing
-import WorkbookExplorer
 
 /// `Task {}`, `Task.detached` made by code under exploration run under the explorer's task
 /// executor; outside a run nothing changes.
@@ -76,5 +76,31 @@ private actor Shelf {
 
     func finish() async {
         for sale in sales { await sale.value }
+    }
+}
+
+/// A deadline taken from the real clock reaches the explorer a moment later; the sleep asked for
+/// is read back as the roundest duration the moment allows.
+@Suite("Deadlines from the real clock")
+struct RealDeadlineTests {
+    @Test("a sleep is read back as asked, however long the moment between the clock and the explorer", arguments: [
+        (asked: Duration.milliseconds(50), late: Duration.microseconds(7)),
+        (asked: .milliseconds(50), late: .microseconds(1_400)),   // a preemption past a millisecond
+        (asked: .milliseconds(20), late: .milliseconds(4)),
+        (asked: .milliseconds(1), late: .microseconds(30)),
+        (asked: .milliseconds(300), late: .milliseconds(9)),
+        (asked: .seconds(1), late: .microseconds(50)),
+        (asked: .microseconds(1_500), late: .microseconds(20)),
+    ])
+    func readBack(asked: Duration, late: Duration) {
+        // The explorer sees `asked - late` left, and knows the deadline was taken at most
+        // `late` plus a little before.
+        let read = RealDeadline.sleep(atLeast: asked - late, atMost: asked - late + late + .microseconds(3))
+        #expect(read == asked)
+    }
+
+    @Test("a deadline already passed is now")
+    func passed() {
+        #expect(RealDeadline.sleep(atLeast: .milliseconds(-3), atMost: .milliseconds(-1)) == .zero)
     }
 }
