@@ -36,11 +36,6 @@ public enum PlatformProbes {
         of(exercise).filter { !$0.canRun }
     }
 
-    /// A probe of any exercise, by id.
-    public static func probe(_ id: String) -> PlatformProbe? {
-        byExercise.values.lazy.flatMap { $0 }.first { $0.id == id }
-    }
-
     /// The one list, in the catalogue's order. Each check's file declares its own
     /// (`SafeCounterCheck.platformProbes`).
     public static let byExercise: [String: [PlatformProbe]] = [
