@@ -18,7 +18,7 @@ let package = Package(
         // Optimized even in debug builds: a check explores thousands of schedules, and a debug
         // build spent most of its time instantiating generic metadata. Only the explorer's own
         // code; the code it explores (the learner's) stays a debug build.
-        .target(name: "WorkbookExplorer", dependencies: ["ExplorerDispatchInterposer"], swiftSettings: [.unsafeFlags(["-O"])]),
+        .target(name: "WorkbookExplorer", dependencies: ["ExplorerDispatchInterposer", "Interposing"], swiftSettings: [.unsafeFlags(["-O"])]),
         // Takes the jobs the Swift runtime hands straight to libdispatch from the explorer's
         // driver thread (Linux), so they stay in the run.
         .target(name: "ExplorerDispatchInterposer", dependencies: ["Interposing"]),
@@ -69,7 +69,7 @@ let package = Package(
 
         .testTarget(name: "WorkbookCoreTests", dependencies: ["WorkbookCore"]),
         .testTarget(name: "WorkbookTests", dependencies: ["workbook"]),
-        .testTarget(name: "WorkbookExplorerTests", dependencies: ["WorkbookExplorer", "WorkbookCore", "explorer-benchmark"],
+        .testTarget(name: "WorkbookExplorerTests", dependencies: ["WorkbookExplorer", "WorkbookCore", "Interposing", "explorer-benchmark"],
                     exclude: ["Corpus/README.md"]),
         .testTarget(name: "ExercisesTests", dependencies: ["WorkbookChecks"]),
         .testTarget(name: "SolutionsTests", dependencies: ["WorkbookChecks"]),

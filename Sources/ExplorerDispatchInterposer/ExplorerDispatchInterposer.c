@@ -68,6 +68,7 @@ const void *workbook_explorer_current_run(void) { return current_run; }
 
 #if defined(__linux__)
 #include <stdint.h>
+#include <time.h>
 
 typedef struct dispatch_queue_s *dispatch_queue_t;
 typedef void (*dispatch_function_t)(void *);
@@ -96,14 +97,14 @@ static const void *concurrency_base(void) {
     return __atomic_load_n(&base, __ATOMIC_RELAXED);
 }
 
-static int from_concurrency_runtime(dispatch_function_t work) {
+static int from_concurrency_runtime(const void *code) {
     Dl_info info = {0};
     const void *base = concurrency_base();
-    return base && dladdr((void *)work, &info) && info.dli_fbase == base;
+    return base && dladdr((void *)code, &info) && info.dli_fbase == base;
 }
 
 static int takes(dispatch_queue_t queue, dispatch_function_t work) {
-    return taker && queue != &_dispatch_main_q && workbook_linux_mechanisms_enabled() && from_concurrency_runtime(work);
+    return taker && queue != &_dispatch_main_q && workbook_linux_mechanisms_enabled() && from_concurrency_runtime((const void *)work);
 }
 
 void dispatch_async_f(dispatch_queue_t queue, void *context, dispatch_function_t work) {
@@ -133,8 +134,41 @@ void dispatch_after_f(dispatch_time_t when, dispatch_queue_t queue, void *contex
     FORWARD(dispatch_after_f);
     real(when, queue, context, work);
 }
+
+// The runtime's clock readings (`swift_get_time`, behind `ContinuousClock` and `SuspendingClock`)
+// made on a thread of a run, remembered per thread with the step they were made in. Code that
+// reads a clock through a generic `some Clock` goes through the runtime's witness, which the
+// runner cannot answer; the deadline it makes from that reading is then read back exactly.
+INTERCEPTORS(clock_gettime)
+static uint64_t step_generation;
+static _Thread_local struct { clockid_t clock; uint64_t step; int64_t nanoseconds; } runtime_reading = { -1, 0, 0 };
+
+void workbook_explorer_next_step(void) { __atomic_add_fetch(&step_generation, 1, __ATOMIC_RELAXED); }
+
+int clock_gettime(clockid_t clock, struct timespec *time) {
+    FORWARD(clock_gettime);
+    int result = real(clock, time);
+    if (current_run && result == 0 && workbook_linux_mechanisms_enabled() && from_concurrency_runtime(__builtin_return_address(0))) {
+        runtime_reading.clock = clock;
+        runtime_reading.step = __atomic_load_n(&step_generation, __ATOMIC_RELAXED);
+        runtime_reading.nanoseconds = (int64_t)time->tv_sec * 1000000000 + time->tv_nsec;
+    }
+    return result;
+}
+
+bool workbook_explorer_runtime_clock_reading(int runtime_clock, int64_t *nanoseconds) {
+    clockid_t clock = runtime_clock == 1 ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;  // as `swift_get_time` reads them
+    if (runtime_reading.clock != clock || runtime_reading.step != __atomic_load_n(&step_generation, __ATOMIC_RELAXED)) return false;
+    *nanoseconds = runtime_reading.nanoseconds;
+    return true;
+}
 #else
 void workbook_explorer_drive_jobs(workbook_explorer_job_taker new_taker) { (void)new_taker; }
+void workbook_explorer_next_step(void) {}
+bool workbook_explorer_runtime_clock_reading(int runtime_clock, int64_t *nanoseconds) {
+    (void)runtime_clock; (void)nanoseconds;
+    return false;
+}
 #endif
 
 // MARK: Unstructured tasks made by the code under exploration (Linux and Apple platforms)

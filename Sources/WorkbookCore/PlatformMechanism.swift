@@ -22,6 +22,10 @@ public enum PlatformMechanism: String, CaseIterable, Sendable {
     /// Jobs the Swift runtime hands straight to libdispatch (`Task.yield`, a sleep) stay in the
     /// explorer's run: the interposed `dispatch_async_f` and `dispatch_after_f`.
     case runtimeDispatch = "runtime-dispatch"
+    /// `ContinuousClock.now` and `SuspendingClock.now` read virtual time inside the explorer's run
+    /// (the runner answers the runtime's getters), and a deadline from a generic `some Clock` is
+    /// read back exactly (the interposed `clock_gettime`).
+    case clockReadings = "clock-readings"
     /// Whether another thread is asleep, and how often a thread went to sleep (`/proc`,
     /// `getrusage(RUSAGE_THREAD)`).
     case threadObservation = "thread-observation"
@@ -37,6 +41,8 @@ public enum PlatformMechanism: String, CaseIterable, Sendable {
                                          ja: "ランタイムが代わりに行うアクセスを ThreadSanitizer に伝える（`swift_beginAccess` の差し替え）")
         case .runtimeDispatch: Localized("the runtime's own libdispatch jobs kept in the explorer's run (interposed `dispatch_async_f`)",
                                          ja: "ランタイムが libdispatch に直接渡すジョブをエクスプローラの実行に留める（`dispatch_async_f` の差し替え）")
+        case .clockReadings: Localized("`ContinuousClock.now` read in the explorer's virtual time (the runtime's clock getters answered by the runner, interposed `clock_gettime`)",
+                                       ja: "エクスプローラの仮想時間で読む `ContinuousClock.now`（ランタイムの時計の getter をランナーが代わりに答える、`clock_gettime` の差し替え）")
         case .threadObservation: Localized("a thread's sleeps and wake-ups (`/proc`, `getrusage(RUSAGE_THREAD)`)",
                                            ja: "スレッドのスリープと起床の回数（`/proc`、`getrusage(RUSAGE_THREAD)`）")
         }
@@ -46,7 +52,7 @@ public enum PlatformMechanism: String, CaseIterable, Sendable {
     public var isAvailable: Bool {
         guard workbook_linux_mechanisms_enabled() else { return false }
         switch self {
-        case .releasePoints, .runtimeDispatch, .threadObservation: return true
+        case .releasePoints, .runtimeDispatch, .clockReadings, .threadObservation: return true
         case .sanitizerFibers, .runtimeAccesses: return RaceDetector.isActive
         }
     }

@@ -103,8 +103,7 @@ enum RuntimeHooks {
             previousDeadline = deadlineSlot.pointee
             deadlineSlot.pointee = { seconds, nanoseconds, toleranceSeconds, toleranceNanoseconds, clock, job, original in
                 if let run = DriverThread.current {
-                    let deadline = Duration.seconds(seconds) + .nanoseconds(nanoseconds)
-                    run.addTimer(job, afterRealDelay: deadline - RuntimeHooks.now(clock: clock))
+                    run.addTimer(job, deadline: .seconds(seconds) + .nanoseconds(nanoseconds), clock: clock)
                 } else if let previous = RuntimeHooks.previousDeadline {
                     previous(seconds, nanoseconds, toleranceSeconds, toleranceNanoseconds, clock, job, original)
                 } else {

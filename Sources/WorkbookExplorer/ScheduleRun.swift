@@ -145,6 +145,21 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
         addTimer(job, after: RealDeadline.sleep(atLeast: delay, atMost: delay + .nanoseconds(Int64(clamping: since))))
     }
 
+    /// A job due at `deadline` on the runtime's clock `clock` (1 continuous, 2 suspending). Exact
+    /// when the code took the deadline from a virtual reading (`ClockReadings`), or from a real one
+    /// made in this step (a generic `some Clock` reads the real clock: Linux remembers the reading);
+    /// else a deadline on the real clock, read back as `addTimer(_:afterRealDelay:)` says.
+    func addTimer(_ job: UnownedJob, deadline: Duration, clock: Int32) {
+        var reading: Int64 = 0
+        if ClockReadings.isVirtual(deadline) {
+            addTimer(job, after: max(.zero, deadline - ClockReadings.virtualEpoch - now))
+        } else if workbook_explorer_runtime_clock_reading(clock, &reading) {
+            addTimer(job, after: max(.zero, deadline - .nanoseconds(reading)))
+        } else {
+            addTimer(job, afterRealDelay: deadline - RuntimeHooks.now(clock: clock))
+        }
+    }
+
     /// Virtual now, for `ExplorerClock`.
     var now: Duration { RaceDetector.quietly { clock.now } }
 
@@ -287,6 +302,7 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
             }
             ScheduleJournal.record(step: records.count, choice: choice)
             running = key
+            workbook_explorer_next_step()
             previousStepBegan = stepBegan
             stepBegan = DispatchTime.now().uptimeNanoseconds
             stepCheckpoints = []
@@ -399,17 +415,20 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
 @available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
 extension ScheduleRun: SchedulingExecutor {
     func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
-        addTimer(UnownedJob(job), delay: delay, of: clock)
+        addTimer(UnownedJob(job), after: max(.zero, delay as? Duration ?? .zero))
     }
 
+    /// Exact for `ExplorerClock` and for deadlines taken from a virtual reading (`ClockReadings`).
     func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
-        addTimer(UnownedJob(job), delay: clock.now.duration(to: instant), of: clock)
-    }
-
-    /// Exact for `ExplorerClock` (virtual time); other clocks tell real time (`afterRealDelay`).
-    private func addTimer<C: Clock>(_ job: UnownedJob, delay: C.Duration, of clock: C) {
-        let duration = delay as? Duration ?? .zero
-        if clock is ExplorerClock { addTimer(job, after: duration) } else { addTimer(job, afterRealDelay: duration) }
+        let job = UnownedJob(job)
+        if let instant = instant as? ContinuousClock.Instant {
+            addTimer(job, deadline: unsafeBitCast(instant, to: Duration.self), clock: 1)
+        } else if let instant = instant as? SuspendingClock.Instant {
+            addTimer(job, deadline: unsafeBitCast(instant, to: Duration.self), clock: 2)
+        } else {
+            let delay = clock.now.duration(to: instant) as? Duration ?? .zero
+            if clock is ExplorerClock { addTimer(job, after: max(.zero, delay)) } else { addTimer(job, afterRealDelay: delay) }
+        }
     }
 }
 #endif

@@ -82,13 +82,13 @@ public struct ExplorerClock: Clock {
         public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
-    private static let realStart = ContinuousClock.now
+    private static let realStart = RuntimeHooks.now(clock: 1)  // a real reading, wherever first asked
 
     public init() {}
 
     public var now: Instant {
         if let run = DriverThread.current { return Instant(offset: run.now) }
-        return Instant(offset: Self.realStart.duration(to: .now))
+        return Instant(offset: RuntimeHooks.now(clock: 1) - Self.realStart)
     }
 
     public var minimumResolution: Duration { .nanoseconds(1) }
