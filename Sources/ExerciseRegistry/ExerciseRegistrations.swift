@@ -35,4 +35,6 @@ public let exerciseRegistrations: [CheckRegistration] = [
           reference: { DelegateBridgeCheck.run { Solutions.LocationBridge(provider: $0) } }),
     .init("CancellableRequest", properties: CancellableRequestCheck.properties, learner: { CancellableRequestCheck.run { Exercises.Downloader(client: $0) } },
           reference: { CancellableRequestCheck.run { Solutions.Downloader(client: $0) } }),
+    .init("EventStream", properties: EventStreamCheck.properties, learner: { EventStreamCheck.run { Exercises.EventStream(source: $0) } },
+          reference: { EventStreamCheck.run { Solutions.EventStream(source: $0) } }),
 ]

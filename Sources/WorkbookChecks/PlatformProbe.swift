@@ -51,6 +51,7 @@ public enum PlatformProbes {
         "WrapCallbackAPI": WrapCallbackAPICheck.platformProbes,
         "DelegateBridge": DelegateBridgeCheck.platformProbes,
         "CancellableRequest": CancellableRequestCheck.platformProbes,
+        "EventStream": EventStreamCheck.platformProbes,
     ]
 
     /// "on this platform 2 checks could not run: a; b" — for the "done" line.

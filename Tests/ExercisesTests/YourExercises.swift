@@ -62,3 +62,7 @@ import Testing
 @Suite(.serialized) struct CancellableRequest {
     @Test("05-continuations/CancellableRequest: your answer") func yourAnswer() async { await ExerciseRun.verdict("CancellableRequest") }
 }
+
+@Suite(.serialized) struct EventStream {
+    @Test("06-streams/EventStream: your answer") func yourAnswer() async { await ExerciseRun.verdict("EventStream") }
+}
