@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "ch03-threads", targets: ["ch03-threads"]),
         .executable(name: "ch04-async-await", targets: ["ch04-async-await"]),
         .executable(name: "ch05-continuations", targets: ["ch05-continuations"]),
+        .executable(name: "ch06-streams", targets: ["ch06-streams"]),
         .executable(name: "workbook", targets: ["workbook"]),
     ],
     targets: [
@@ -62,6 +63,7 @@ let package = Package(
         .executableTarget(name: "ch03-threads", dependencies: ["WorkbookCore"]),
         .executableTarget(name: "ch04-async-await", dependencies: ["WorkbookCore", "WorkbookExplorer", "ExerciseKit"]),
         .executableTarget(name: "ch05-continuations", dependencies: ["WorkbookCore", "WorkbookExplorer"]),
+        .executableTarget(name: "ch06-streams", dependencies: ["WorkbookCore", "WorkbookExplorer"]),
         // `swift run workbook`: progress, check, hint, reset, solution, progress, session.
         .executableTarget(name: "workbook", dependencies: ["WorkbookCore", "WorkbookChecks"]),
         // `swift run -c release explorer-benchmark`: schedules per second.
@@ -84,6 +86,6 @@ let package = Package(
         // The rules that find English words in Japanese output, shared by the chapter and report tests.
         .target(name: "JapaneseTextRules", path: "Tests/JapaneseTextRules"),
         .testTarget(name: "CheckerTests", dependencies: ["WorkbookChecks", "ExerciseKit", "WorkbookExplorer", "JapaneseTextRules"]),
-        .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "WorkbookExplorer", "ch01-gcd", "ch02-operations", "ch03-threads", "ch04-async-await", "ch05-continuations", "ExerciseKit", "JapaneseTextRules"]),
+        .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "WorkbookExplorer", "ch01-gcd", "ch02-operations", "ch03-threads", "ch04-async-await", "ch05-continuations", "ch06-streams", "ExerciseKit", "JapaneseTextRules"]),
     ]
 )

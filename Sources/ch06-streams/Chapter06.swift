@@ -1,0 +1,12 @@
+import WorkbookCore
+
+/// Chapter 6: streams — from Combine pipelines to async/await, `AsyncSequence` and `AsyncStream`.
+/// The scenarios in the order the chapter text numbers them, and the games for `play N`.
+enum Chapter06 {
+    static let chapter = Chapter(
+        number: 6,
+        executable: "ch06-streams",
+        title: Localized("Streams: from Combine to async/await, AsyncSequence and AsyncStream",
+                         ja: "ストリーム: Combine から async/await、AsyncSequence と AsyncStream へ"),
+        scenarios: [])
+}

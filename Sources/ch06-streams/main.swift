@@ -1,0 +1,2 @@
+import WorkbookCore
+Chapter06.chapter.main()
