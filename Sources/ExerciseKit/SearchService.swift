@@ -3,44 +3,66 @@ import WorkbookExplorer
 
 /// The fake search backend of exercise 06-streams/Debounce: `search(_:)` returns a query's
 /// results after 20 ms (`ExplorerClock`: virtual time under the explorer); cancelling the calling
-/// task ends the search at once with `CancellationError`. The check reads back every search.
+/// task ends the search at once with `CancellationError`. Every search, and everything the
+/// screen showed, goes into one log the check reads (`SearchLog`).
 public final class SearchService: Sendable {
-    public enum Ending: Sendable, Equatable {
-        case returned, cancelled
-    }
-
-    /// One search, in the order they started; `ending` nil while it runs.
-    public struct Search: Sendable, Equatable {
-        public let query: String
-        public var ending: Ending?
-    }
-
     public static let latency = Duration.milliseconds(20)
-    private let state = QuietLocked<[Search]>([])
+    /// What was typed, searched and shown, in order, for the check.
+    public let log = SearchLog()
 
     public init() {}
 
     /// The results for `query`: `["<query> 1", "<query> 2"]`, after `latency`.
     public func search(_ query: String) async throws -> [String] {
-        let number = state.withLock { searches in
-            searches.append(Search(query: query))
-            return searches.count - 1
-        }
+        log.add(.searchStarted(query))
         checkpoint("search(\"\(query)\")")
         do {
             try await ExplorerClock().sleep(for: Self.latency)
         } catch {
-            state.withLock { $0[number].ending = .cancelled }
+            log.add(.searchEnded(query, cancelled: true))
             checkpoint("search(\"\(query)\") cancelled")
             throw CancellationError()
         }
-        state.withLock { $0[number].ending = .returned }
+        log.add(.searchEnded(query, cancelled: false))
         checkpoint("search(\"\(query)\") ↩")
         return ["\(query) 1", "\(query) 2"]
     }
+}
 
-    // MARK: For the check
+/// The screen of exercise 06-streams/Debounce: the list under the search field.
+@MainActor
+public final class SearchScreen {
+    private let log: SearchLog
 
-    /// Every search started, in order.
-    public var searches: [Search] { state.current }
+    /// A screen that notes what it shows in `service`'s log.
+    public init(loggingTo service: SearchService) {
+        log = service.log
+    }
+
+    /// Shows `results` as the results of `query`.
+    public func show(_ results: [String], for query: String) {
+        log.add(.shown(query))
+        checkpoint("screen shows \"\(query)\"")
+    }
+}
+
+/// Everything that happened in one run of exercise 06-streams/Debounce, in order, each with the
+/// moment it happened (ms of `ExplorerClock` time).
+public final class SearchLog: Sendable {
+    public enum Event: Sendable, Equatable {
+        case typed(String)
+        case searchStarted(String)
+        case searchEnded(String, cancelled: Bool)
+        case shown(String)
+    }
+
+    private let entries = QuietLocked<[(event: Event, at: Int)]>([])
+
+    public func add(_ event: Event) {
+        let (seconds, attoseconds) = ExplorerClock().now.offset.components
+        let at = Int(seconds) * 1_000 + Int(attoseconds / 1_000_000_000_000_000)
+        entries.withLock { $0.append((event, at)) }
+    }
+
+    public var events: [(event: Event, at: Int)] { entries.current }
 }

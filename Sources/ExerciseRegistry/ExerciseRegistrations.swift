@@ -37,4 +37,8 @@ public let exerciseRegistrations: [CheckRegistration] = [
           reference: { CancellableRequestCheck.run { Solutions.Downloader(client: $0) } }),
     .init("EventStream", properties: EventStreamCheck.properties, learner: { EventStreamCheck.run { Exercises.EventStream(source: $0) } },
           reference: { EventStreamCheck.run { Solutions.EventStream(source: $0) } }),
+    .init("CombineLatest", properties: CombineLatestCheck.properties, learner: { CombineLatestCheck.run { Exercises.CombineLatest() } },
+          reference: { CombineLatestCheck.run { Solutions.CombineLatest() } }),
+    .init("Debounce", properties: DebounceCheck.properties, learner: { DebounceCheck.run { Exercises.SearchViewModel(search: $0, screen: $1, interval: $2) } },
+          reference: { DebounceCheck.run { Solutions.SearchViewModel(search: $0, screen: $1, interval: $2) } }),
 ]

@@ -136,38 +136,43 @@ void dispatch_after_f(dispatch_time_t when, dispatch_queue_t queue, void *contex
 }
 
 // The runtime's clock readings (`swift_get_time`, behind `ContinuousClock` and `SuspendingClock`)
-// made on a thread of a run, remembered per thread with the step they were made in. Code that
-// reads a clock through a generic `some Clock` goes through the runtime's witness, which the
-// runner cannot answer; the deadline it makes from that reading is then read back exactly.
+// made on threads of a run: the latest few, process-wide. Code that reads a clock through a
+// generic `some Clock` goes through the runtime's witness, which the runner cannot answer; the
+// deadline it makes from that reading is then read back exactly (`workbook_explorer_runtime_clock_readings`).
+// Relaxed atomics: nothing here orders one task after another for ThreadSanitizer.
 INTERCEPTORS(clock_gettime)
-static uint64_t step_generation;
-static _Thread_local struct { clockid_t clock; uint64_t step; int64_t nanoseconds; } runtime_reading = { -1, 0, 0 };
-
-void workbook_explorer_next_step(void) { __atomic_add_fetch(&step_generation, 1, __ATOMIC_RELAXED); }
+enum { readings_kept = 16 };
+static unsigned readings_next;
+static struct { int clock; int64_t nanoseconds; } readings[readings_kept];
 
 int clock_gettime(clockid_t clock, struct timespec *time) {
     FORWARD(clock_gettime);
     int result = real(clock, time);
     if (current_run && result == 0 && workbook_linux_mechanisms_enabled() && from_concurrency_runtime(__builtin_return_address(0))) {
-        runtime_reading.clock = clock;
-        runtime_reading.step = __atomic_load_n(&step_generation, __ATOMIC_RELAXED);
-        runtime_reading.nanoseconds = (int64_t)time->tv_sec * 1000000000 + time->tv_nsec;
+        unsigned slot = __atomic_fetch_add(&readings_next, 1, __ATOMIC_RELAXED) % readings_kept;
+        __atomic_store_n(&readings[slot].clock, (int)clock, __ATOMIC_RELAXED);
+        __atomic_store_n(&readings[slot].nanoseconds, (int64_t)time->tv_sec * 1000000000 + time->tv_nsec, __ATOMIC_RELAXED);
     }
     return result;
 }
 
-bool workbook_explorer_runtime_clock_reading(int runtime_clock, int64_t *nanoseconds) {
-    clockid_t clock = runtime_clock == 1 ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;  // as `swift_get_time` reads them
-    if (runtime_reading.clock != clock || runtime_reading.step != __atomic_load_n(&step_generation, __ATOMIC_RELAXED)) return false;
-    *nanoseconds = runtime_reading.nanoseconds;
-    return true;
+int workbook_explorer_runtime_clock_readings(int runtime_clock, int64_t *nanoseconds, int capacity) {
+    int clock = runtime_clock == 1 ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;  // as `swift_get_time` reads them
+    unsigned next = __atomic_load_n(&readings_next, __ATOMIC_RELAXED);
+    int found = 0;
+    for (unsigned i = 1; i <= readings_kept && i <= next && found < capacity; i++) {  // newest first
+        unsigned slot = (next - i) % readings_kept;
+        if (__atomic_load_n(&readings[slot].clock, __ATOMIC_RELAXED) == clock) {
+            nanoseconds[found++] = __atomic_load_n(&readings[slot].nanoseconds, __ATOMIC_RELAXED);
+        }
+    }
+    return found;
 }
 #else
 void workbook_explorer_drive_jobs(workbook_explorer_job_taker new_taker) { (void)new_taker; }
-void workbook_explorer_next_step(void) {}
-bool workbook_explorer_runtime_clock_reading(int runtime_clock, int64_t *nanoseconds) {
-    (void)runtime_clock; (void)nanoseconds;
-    return false;
+int workbook_explorer_runtime_clock_readings(int runtime_clock, int64_t *nanoseconds, int capacity) {
+    (void)runtime_clock; (void)nanoseconds; (void)capacity;
+    return 0;
 }
 #endif
 

@@ -52,6 +52,8 @@ public enum PlatformProbes {
         "DelegateBridge": DelegateBridgeCheck.platformProbes,
         "CancellableRequest": CancellableRequestCheck.platformProbes,
         "EventStream": EventStreamCheck.platformProbes,
+        "CombineLatest": CombineLatestCheck.platformProbes,
+        "Debounce": DebounceCheck.platformProbes,
     ]
 
     /// "on this platform 2 checks could not run: a; b" — for the "done" line.

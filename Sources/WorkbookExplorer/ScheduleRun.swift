@@ -147,14 +147,19 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
 
     /// A job due at `deadline` on the runtime's clock `clock` (1 continuous, 2 suspending). Exact
     /// when the code took the deadline from a virtual reading (`ClockReadings`), or from a real one
-    /// made in this step (a generic `some Clock` reads the real clock: Linux remembers the reading);
-    /// else a deadline on the real clock, read back as `addTimer(_:afterRealDelay:)` says.
+    /// the runtime made lately (a generic `some Clock` reads the real clock; on Linux the runner
+    /// keeps the latest readings, and of the delays they leave the one asked for is the roundest
+    /// — a clock's readings end in noise, a sleep asked for does not: `RealDeadline.roundest`).
+    /// Else a deadline on the real clock, read back as `addTimer(_:afterRealDelay:)` says.
     func addTimer(_ job: UnownedJob, deadline: Duration, clock: Int32) {
-        var reading: Int64 = 0
         if ClockReadings.isVirtual(deadline) {
-            addTimer(job, after: max(.zero, deadline - ClockReadings.virtualEpoch - now))
-        } else if workbook_explorer_runtime_clock_reading(clock, &reading) {
-            addTimer(job, after: max(.zero, deadline - .nanoseconds(reading)))
+            return addTimer(job, after: max(.zero, deadline - ClockReadings.virtualEpoch - now))
+        }
+        var readings = [Int64](repeating: 0, count: 16)
+        let count = Int(workbook_explorer_runtime_clock_readings(clock, &readings, Int32(readings.count)))
+        let delays = readings.prefix(count).map { deadline - .nanoseconds($0) }.filter { $0 >= .zero }
+        if !delays.isEmpty {
+            addTimer(job, after: RealDeadline.roundest(delays))
         } else {
             addTimer(job, afterRealDelay: deadline - RuntimeHooks.now(clock: clock))
         }
@@ -302,7 +307,6 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
             }
             ScheduleJournal.record(step: records.count, choice: choice)
             running = key
-            workbook_explorer_next_step()
             previousStepBegan = stepBegan
             stepBegan = DispatchTime.now().uptimeNanoseconds
             stepCheckpoints = []
@@ -488,6 +492,20 @@ enum RealDeadline {
             step /= 10
         }
         return .nanoseconds(highest)
+    }
+
+    /// Of `candidates`, the one with the most trailing decimal zeros in nanoseconds (a sleep asked
+    /// for is round; the others are a clock's noise), the first on a tie.
+    static func roundest(_ candidates: [Duration]) -> Duration {
+        func zeros(_ duration: Duration) -> Int {
+            var value = nanoseconds(duration), count = 0
+            guard value > 0 else { return value == 0 ? 19 : -1 }
+            while value % 10 == 0 { value /= 10; count += 1 }
+            return count
+        }
+        var best = candidates[0]
+        for candidate in candidates.dropFirst() where zeros(candidate) > zeros(best) { best = candidate }
+        return best
     }
 
     private static func nanoseconds(_ duration: Duration) -> Int64 {

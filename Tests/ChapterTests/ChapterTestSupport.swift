@@ -6,9 +6,10 @@ import WorkbookCore
 @testable import ch03_threads
 @testable import ch04_async_await
 @testable import ch05_continuations
+@testable import ch06_streams
 
 /// Every chapter executable's chapter, in order.
-let allChapters = [Chapter01.chapter, Chapter02.chapter, Chapter03.chapter, Chapter04.chapter, Chapter05.chapter]
+let allChapters = [Chapter01.chapter, Chapter02.chapter, Chapter03.chapter, Chapter04.chapter, Chapter05.chapter, Chapter06.chapter]
 
 /// Every scenario of every chapter, named "chNN slug" for the test list.
 let allScenarios: [ScenarioName] = allChapters.flatMap { chapter in

@@ -66,3 +66,11 @@ import Testing
 @Suite(.serialized) struct EventStream {
     @Test("06-streams/EventStream: your answer") func yourAnswer() async { await ExerciseRun.verdict("EventStream") }
 }
+
+@Suite(.serialized) struct CombineLatest {
+    @Test("06-streams/CombineLatest: your answer") func yourAnswer() async { await ExerciseRun.verdict("CombineLatest") }
+}
+
+@Suite(.serialized) struct Debounce {
+    @Test("06-streams/Debounce: your answer") func yourAnswer() async { await ExerciseRun.verdict("Debounce") }
+}

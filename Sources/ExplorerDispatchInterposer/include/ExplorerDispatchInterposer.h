@@ -12,13 +12,11 @@ typedef bool (*workbook_explorer_job_taker)(void *job, int64_t delay_nanoseconds
 /// Makes the calling thread a driver (`taker` non-null) or not. Thread-local.
 void workbook_explorer_drive_jobs(workbook_explorer_job_taker taker);
 
-/// A step of a run begins: clock readings made before it are no longer this step's.
-void workbook_explorer_next_step(void);
-
-/// The last reading of the runtime's clock `runtime_clock` (1 continuous, 2 suspending; the
-/// `swift_get_time` behind `ContinuousClock.now` and `SuspendingClock.now`) made on the calling
-/// thread in the current step, in nanoseconds since its origin; false if none (or not Linux).
-bool workbook_explorer_runtime_clock_reading(int runtime_clock, int64_t *nanoseconds);
+/// The latest readings of the runtime's clock `runtime_clock` (1 continuous, 2 suspending; the
+/// `swift_get_time` behind `ContinuousClock.now` and `SuspendingClock.now`) made on threads of a
+/// run, newest first, in nanoseconds since the clock's origin: up to `capacity` into
+/// `nanoseconds`; returns how many (0 if none, or not Linux).
+int workbook_explorer_runtime_clock_readings(int runtime_clock, int64_t *nanoseconds, int capacity);
 
 /// The run the calling thread runs jobs of (an unretained `ScheduleRun`), or null. A C
 /// thread-local: reading it takes no lock and runs no one-time initializer, either of which
