@@ -81,8 +81,13 @@ public enum ExploredCases {
                 ?? Localized("not even every schedule without preemption", ja: "プリエンプションなしのスケジュールすら網羅できず")
             let sampled = Localized("then \(shallowest.depth.randomSchedules) random and \(shallowest.depth.pctSchedules) PCT schedules",
                                     ja: "その後ランダム \(shallowest.depth.randomSchedules) 個と PCT \(shallowest.depth.pctSchedules) 個")
-            en += "\(whole.isEmpty ? ":" : ";") the least searched of the other \(partial.count): \(bound.en), \(sampled.en)"
-            ja += "。残り \(partial.count) ケースで最も浅いもの: \(bound.ja)、\(sampled.ja)"
+            if whole.isEmpty {
+                en += ": the least searched of them: \(bound.en), \(sampled.en)"
+                ja += "。最も浅いケース: \(bound.ja)、\(sampled.ja)"
+            } else {
+                en += "; the least searched of the other \(partial.count): \(bound.en), \(sampled.en)"
+                ja += "。残り \(partial.count) ケースで最も浅いもの: \(bound.ja)、\(sampled.ja)"
+            }
         }
         return Localized(en + ".", ja: ja + "。")
     }

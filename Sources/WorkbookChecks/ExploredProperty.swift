@@ -104,8 +104,8 @@ public func checkExplored(
                                         ja: "ステップ \(divergence.step) で、1 回目は \(divergence.first)、2 回目は \(divergence.second) を実行しました。")
             if divergence.first.hasPrefix("timer") || divergence.second.hasPrefix("timer") {
                 advice = Localized(
-                    "The two runs' timers came due in another order: a sleep's length was computed from the real clock (`ContinuousClock.now`, `Date()`) at a moment that differed between runs, or state that outlives a schedule changed it. Sleep for fixed durations, or take the clock as a parameter and pass an injected one.",
-                    ja: "2 回の実行でタイマーの期限の順序が変わりました。スリープの長さを実時間の時計（`ContinuousClock.now` や `Date()`）から、実行ごとに違う時点で計算しているか、スケジュールより長生きする状態がそれを変えています。決まった長さだけスリープするか、時計を引数で受け取り、注入した時計を渡しましょう。")
+                    "The two runs' timers came due in another order: a sleep's length was computed from a real clock (`Date()`, `DispatchTime.now()`; on Apple platforms `ContinuousClock.now` too) at a moment that differed between runs, or state that outlives a schedule changed it. Sleep for fixed durations, or take the clock as a parameter and pass an injected one.",
+                    ja: "2 回の実行でタイマーの期限の順序が変わりました。スリープの長さを実時間の時計（`Date()` や `DispatchTime.now()`。Apple プラットフォームでは `ContinuousClock.now` も）から、実行ごとに違う時点で計算しているか、スケジュールより長生きする状態がそれを変えています。決まった長さだけスリープするか、時計を引数で受け取り、注入した時計を渡しましょう。")
             }
         }
         return CheckFailure(.freshState, observed: Localized(

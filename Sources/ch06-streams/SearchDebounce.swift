@@ -64,7 +64,7 @@ extension Chapter06 {
         let clock = ExplorerClock(), start = ExplorerClock().now
         let typing = Localized("typing", ja: "入力"), screen = Localized("screen", ja: "画面")
         var model: SearchViewModel? = await SearchViewModel(interval: .milliseconds(interval), log: log)
-        weak var freed = model
+        let freed = WeakReference(model)
         let loopEnded = model!.loopEnded
         let task: Task<Void, Never>
         if keepsTask {
@@ -85,7 +85,7 @@ extension Chapter06 {
         model = nil
         try? await clock.sleep(for: .milliseconds(100))
         let searches = log.labels(on: Localized("search", ja: "検索")).count
-        return "searches=\(searches) loopEnded=\(loopEnded.current) viewModelFreed=\(freed == nil)"
+        return "searches=\(searches) loopEnded=\(loopEnded.current) viewModelFreed=\(freed.object == nil)"
     }
 
     static let searchDebounce = Scenario(
@@ -130,4 +130,10 @@ extension Chapter06 {
             2) 誰も持たない `Task {}`: \(unowned.outcomeText)。
             """))
     }
+}
+
+/// Watches an object without keeping it alive (`weak let` needs Swift 6.2).
+private final class WeakReference<Object: AnyObject> {
+    weak var object: Object?
+    init(_ object: Object?) { self.object = object }
 }

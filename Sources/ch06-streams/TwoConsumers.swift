@@ -84,7 +84,7 @@ extension Chapter06 {
             1) 仮想時間で、既定のスケジュールを描きます。2) 実時間で `runs` 回（1 ms 間隔）実行し、このマシンでどの分かれ方が起きたかを数えます。\
             3) ブロードキャスト: 消費側ごとに 1 本のストリーム（自作の数行の `Broadcast`）を用意すると、どちらの消費側もすべての値を受け取ります。
             """),
-        knobs: [.init("runs", default: 50, range: 1...500, help: Localized("real-time runs to tally", ja: "数える実時間の実行回数"))],
+        knobs: [.init("repeats", default: 50, range: 1...500, help: Localized("real-time runs to tally", ja: "数える実時間の実行回数"))],
         prediction: .init(
             question: Localized(
                 "Two tasks iterate one AsyncStream; the producer yields 1…6. What do they get? A) both get 1…6, B) they split the values between them, C) a crash",
@@ -106,14 +106,14 @@ extension Chapter06 {
 
         // 2) Real time, tallied.
         var tally = OutcomeTally { outcome in outcome == "A=[1, 2, 3, 4, 5, 6] B=[1, 2, 3, 4, 5, 6]" ? .acceptable : .interesting }
-        for _ in 0..<context.knob("runs") {
+        for _ in 0..<context.knob("repeats") {
             tally.record(await twoConsumersOfOneStream(pause: { try? await Task.sleep(for: .milliseconds(1)) }))
         }
         let splits = tally.outcomes
         context.note("real outcomes", splits.map { "\($0.outcome): \($0.count)" }.joined(separator: " | "))
         let everyoneGotAll = splits.contains { $0.outcome == "A=[1, 2, 3, 4, 5, 6] B=[1, 2, 3, 4, 5, 6]" }
         context.note("split answer", everyoneGotAll ? "A" : "B")
-        context.say(Localized("2) Real time, \(context.knob("runs")) runs:", ja: "2) 実時間で \(context.knob("runs")) 回:"))
+        context.say(Localized("2) Real time, \(context.knob("repeats")) runs:", ja: "2) 実時間で \(context.knob("repeats")) 回:"))
         for (outcome, count) in splits.sorted(by: { $0.count > $1.count }) {
             context.show("   \(padded(String(count), to: 4)) \(outcome)")
         }

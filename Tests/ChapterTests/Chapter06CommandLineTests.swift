@@ -26,7 +26,7 @@ struct Chapter06CommandLineTests {
 
     @Test("run 2 carries on after the child's trap, then run 8 shows the split")
     func trapThenCarryOn() throws {
-        let result = try runChapterExecutable("ch06-streams", [], input: "timeline off\nrun 2\nrun 8 runs=5\nquit\n")
+        let result = try runChapterExecutable("ch06-streams", [], input: "timeline off\nrun 2\nrun 8 repeats=5\nquit\n")
         #expect(result.status == 0)
         let output = unwrapped(result.standardOutput)
         #expect(output.contains("Fatal error: Unexpectedly found nil while unwrapping an Optional value"))
@@ -47,7 +47,7 @@ struct Chapter06CommandLineTests {
     func badInput() throws {
         #expect(try runChapterExecutable("ch06-streams", ["--run", "11"]).status == 2)
         #expect(try runChapterExecutable("ch06-streams", ["--run", "8", "speed=3"]).status == 2)
-        #expect(try runChapterExecutable("ch06-streams", ["--run", "8", "runs=0"]).status == 2)
+        #expect(try runChapterExecutable("ch06-streams", ["--run", "8", "repeats=0"]).status == 2)
         let piped = try runChapterExecutable("ch06-streams", [], input: "play 9\nrun 10 interval=5\nfrobnicate\nquit\n")
         #expect(piped.status == 0)
         #expect(piped.standardOutput.contains("no game 9"))

@@ -55,6 +55,9 @@ public enum DebounceCheck {
              call: Localized("\"s\" at 0 ms, \"sw\" at 300, exactly as the interval ends", ja: "0 ms に \"s\"、ちょうど間隔が終わる 300 ms に \"sw\"")),
         Case(typing: [(0, "s"), (310, "sw")],
              call: Localized("\"s\" at 0 ms, \"sw\" at 310, while \"s\" is being searched", ja: "0 ms に \"s\"、\"s\" の検索中の 310 ms に \"sw\"")),
+        Case(typing: [(0, "sw"), (310, "swi"), (400, "sw")],
+             call: Localized("\"sw\" at 0 ms, \"swi\" at 310 while \"sw\" is being searched, then back to \"sw\" at 400",
+                             ja: "0 ms に \"sw\"、\"sw\" の検索中の 310 ms に \"swi\"、400 ms にまた \"sw\" に戻る")),
         Case(typing: [(0, "s"), (320, "sw")],
              call: Localized("\"s\" at 0 ms, \"sw\" at 320, exactly as the search for \"s\" returns", ja: "0 ms に \"s\"、\"s\" の検索が戻るちょうど 320 ms に \"sw\"")),
     ]
