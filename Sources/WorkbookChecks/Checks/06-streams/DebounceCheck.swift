@@ -114,7 +114,7 @@ public enum DebounceCheck {
                     // Started in a task cancelled that very moment (its wait had just ended): the
                     // search must end at once, cancelled, having done nothing. Before the wait
                     // ended, nothing excuses it.
-                    if let own = typedAt[query], at - own < interval {
+                    if let own = typedAt[query], at - own < interval - 1 {
                         return brokenOutcome(noStaleSearch, Localized(
                             "\"\(query)\" was searched at \(at) ms — before its \(interval) ms wait was over, and after \"\(latest?.query ?? "?")\" was typed: a cancelled wait must not go on to search",
                             ja: "\(at) ms に \"\(query)\" を検索した。\(interval) ms の待機が終わる前で、しかも \"\(latest?.query ?? "?")\" が入力された後だった。キャンセルされた待機の後で検索してはいけない"))
@@ -122,7 +122,9 @@ public enum DebounceCheck {
                     staleStarts[query] = at
                     continue
                 }
-                if at - typed.at < interval {
+                // 1 ms of slack: where clock readings are real (Apple platforms), a deadline made
+                // from `ContinuousClock.now` a few steps before its sleep is read back to within it.
+                if at - typed.at < interval - 1 {
                     return brokenOutcome(waitsForPause, Localized(
                         "\"\(query)\" was searched at \(at) ms, \(at - typed.at) ms after it was typed: the field must stay unchanged for \(interval) ms first",
                         ja: "\(at) ms に \"\(query)\" を検索した。入力から \(at - typed.at) ms しかたっていない。先に \(interval) ms のあいだフィールドが変わらない必要がある"))
