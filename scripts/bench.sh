@@ -6,7 +6,7 @@
 #   3. edit one exercise → its verdict (`swift test --filter ExercisesTests.SafeCounter`),
 #      median of 5 edits, with the stub, with a complete answer and with an answer that races
 #      (the learner's code is compiled with ThreadSanitizer, so every verdict has it on);
-#   4. chapters 04 and 05's explored checks: edit → verdict with the reference answer in place, and
+#   4. chapters 04–06's explored checks: edit → verdict with the reference answer in place, and
 #      the check alone (`exercise-runner <Id> --reference`), median of 5 each.
 # Exercise files are backed up first and restored on exit, whatever happens.
 set -euo pipefail
@@ -48,7 +48,8 @@ rm -f "$racy"
 cp "$backup" "$exercise"
 # Chapter 04: checks that run under the explorer.
 for path in 04-async-await/CompletionToAsync 04-async-await/OrderedThumbnails 04-async-await/SequentialPresenter \
-            05-continuations/WrapCallbackAPI 05-continuations/DelegateBridge 05-continuations/CancellableRequest; do
+            05-continuations/WrapCallbackAPI 05-continuations/DelegateBridge 05-continuations/CancellableRequest \
+            06-streams/EventStream 06-streams/CombineLatest 06-streams/Debounce; do
     id=${path#*/}
     file=exercises/Exercises/$path.swift
     echo "edit → verdict, $id (reference, explored):  $(measure_edits "exercises/Solutions/$path.swift" "$file" "$id")"
