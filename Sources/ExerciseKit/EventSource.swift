@@ -33,6 +33,9 @@ public final class EventSource: Sendable {
     /// 10 ms apart until stopped.
     public enum Script: Sendable {
         case events([Event], apart: Duration = EventSource.interval)
+        /// As `events`, but event number `held` (from 1) is held on its way until `stop()` is
+        /// called, then handed over: it arrives after the stream ended.
+        case eventsHolding([Event], held: Int)
         case endless
         /// As `endless`, but value `held` is held on its way until `stop()` is called, then
         /// handed over: it arrives after the stream ended.
@@ -74,7 +77,7 @@ public final class EventSource: Sendable {
                 number += 1
                 let event: Event
                 switch script {
-                case let .events(events, _):
+                case let .events(events, _), let .eventsHolding(events, _):
                     guard number <= events.count else { return }
                     event = events[number - 1]
                 case .endless, .endlessHolding:
@@ -88,7 +91,10 @@ public final class EventSource: Sendable {
                     return true
                 }
                 guard goes else { return }
-                if case let .endlessHolding(held) = script, held == number {
+                var held = 0
+                if case let .endlessHolding(index) = script { held = index }
+                if case let .eventsHolding(_, index) = script { held = index }
+                if held == number {
                     // On its way: handed over once `stop()` came (polled: a wake-up from `stop()`
                     // would order it after the stop for ThreadSanitizer, as real sources do not).
                     while !state.current.stopped { try? await ExplorerClock().sleep(for: .milliseconds(5)) }

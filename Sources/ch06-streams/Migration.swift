@@ -122,7 +122,7 @@ extension Chapter06 {
             ステップ 0: すべてパブリッシャ。1: API が `async`。2: リポジトリも（新しい呼び出し側はそれを await します）。3: ビューモデルが `func load() async` を持つ `@MainActor` クラスになります。
             """)
     ) { context in
-        let widths = [6, 30, 20, 20]
+        let widths = [10, 31, 19, 18]
         context.show(tableRow([Localized("step", ja: "ステップ"), Localized("async layers", ja: "async の層"),
                                Localized("old screen (.sink)", ja: "古い画面（.sink）"), Localized("new caller", ja: "新しい呼び出し側")].map(context.text), widths: widths))
         let layerNames = [Localized("none", ja: "なし"), .verbatim("API"), Localized("API, repository", ja: "API、リポジトリ"),

@@ -120,16 +120,22 @@ extension Chapter06 {
         context.note("searched", kept.labels(on: Localized("search", ja: "検索")).joined(separator: " "))
         context.say(Localized(
             """
-            Searched: \(kept.labels(on: Localized("search", ja: "検索")).joined(separator: ", ")).
+            Searched: \(searchedList(kept, ", ", none: "nothing")).
             1) The screen keeps the task and cancels it: \(owned.outcomeText).
             2) A Task {} nobody keeps: \(unowned.outcomeText).
             """,
             ja: """
-            検索したもの: \(kept.labels(on: Localized("search", ja: "検索")).joined(separator: "、"))。
+            検索したもの: \(searchedList(kept, "、", none: "なし"))。
             1) 画面がタスクを持ち、キャンセルする: \(owned.outcomeText)。
             2) 誰も持たない `Task {}`: \(unowned.outcomeText)。
             """))
     }
+}
+
+/// The queries searched, as the scenario's summary lists them.
+private func searchedList(_ log: VirtualLog, _ separator: String, none: String) -> String {
+    let searched = log.labels(on: Localized("search", ja: "検索"))
+    return searched.isEmpty ? none : searched.joined(separator: separator)
 }
 
 /// Watches an object without keeping it alive (`weak let` needs Swift 6.2).

@@ -76,12 +76,12 @@ extension Chapter06 {
         narration: Localized(
             """
             Two tasks, A and B, iterate the same `AsyncStream` while a producer yields 1 to 6. Each value goes to one waiting iterator, not to both: the consumers split the values. \
-            1) In virtual time, the default schedule, drawn. 2) In real time, `runs` times (1 ms apart), tallied: which splits happened on this machine. \
+            1) In virtual time, the default schedule, drawn. 2) In real time, `repeats` times (1 ms apart), tallied: which splits happened on this machine. \
             3) A broadcast: one stream per consumer (`Broadcast`, a few lines of our own), and each consumer gets every value.
             """,
             ja: """
             A と B の 2 つのタスクが同じ `AsyncStream` を回し、生産側が 1 から 6 を `yield` します。値は待っているイテレータの 1 つにだけ届き、両方には届きません。消費側で値が分かれます。\
-            1) 仮想時間で、既定のスケジュールを描きます。2) 実時間で `runs` 回（1 ms 間隔）実行し、このマシンでどの分かれ方が起きたかを数えます。\
+            1) 仮想時間で、既定のスケジュールを描きます。2) 実時間で `repeats` 回（1 ms 間隔）実行し、このマシンでどの分かれ方が起きたかを数えます。\
             3) ブロードキャスト: 消費側ごとに 1 本のストリーム（自作の数行の `Broadcast`）を用意すると、どちらの消費側もすべての値を受け取ります。
             """),
         knobs: [.init("repeats", default: 50, range: 1...500, help: Localized("real-time runs to tally", ja: "数える実時間の実行回数"))],

@@ -74,6 +74,9 @@ public enum EventStreamCheck {
         Case(script: .endlessHolding(3), consumer: .cancelledAt(.milliseconds(32)), values: [[1, 2]], ending: "end",
              call: Localized("an endless source; the consuming task is cancelled at 32 ms, while value 3 is on its way (it arrives after the stop)",
                              ja: "終わらないソース。値 3 が届く途中の 32 ms に消費側のタスクをキャンセルする（値 3 は停止の後に届く）")),
+        Case(script: .eventsHolding([.value(1), .value(2), .finished], held: 3), consumer: .cancelledAt(.milliseconds(32)), values: [[1, 2]], ending: "end",
+             call: Localized("the source delivers 1, 2, then its end; the consuming task is cancelled at 32 ms, while the end is on its way (it arrives after the stop)",
+                             ja: "ソースが 1, 2 を届け、続いて終わりを届ける。終わりが届く途中の 32 ms に消費者のタスクをキャンセルする（終わりは停止の後に届く）")),
         Case(script: .endless, consumer: .dropsUnread, values: [[]], ending: "end",
              call: Localized("`_ = events()`: the stream is made and dropped unread", ja: "`_ = events()`: ストリームを作って、読まずに捨てる")),
     ]
