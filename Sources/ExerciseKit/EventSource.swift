@@ -52,6 +52,8 @@ public final class EventSource: Sendable {
     private struct State {
         var log: [Entry] = []
         var stopped = false
+        var decided = 0
+        var handler: (@Sendable (Event) -> Void)?
     }
 
     public static let interval = Duration.milliseconds(10)
@@ -66,31 +68,21 @@ public final class EventSource: Sendable {
     public func start(_ handler: @escaping @Sendable (Event) -> Void) {
         checkpoint("source.start")
         let script = self.script
-        state.withLock { $0.log.append(.started) }
+        state.withLock { state in
+            state.log.append(.started)
+            state.handler = handler
+        }
         Task { [self] in
             nameTask(Localized("source", ja: "ソース"))
-            var number = 0
+            var first = true
             while true {
                 var pause = Self.interval
-                if case let .events(_, apart) = script, number > 0 { pause = apart }
+                if case let .events(_, apart) = script, !first { pause = apart }
+                first = false
                 if pause > .zero { try? await ExplorerClock().sleep(for: pause) }
-                number += 1
-                let event: Event
-                switch script {
-                case let .events(events, _), let .eventsHolding(events, _):
-                    guard number <= events.count else { return }
-                    event = events[number - 1]
-                case .endless, .endlessHolding:
-                    event = .value(number)
-                }
-                // Checked and logged under the lock, handed over outside it: a `stop()` either
-                // comes first (nothing delivered) or after the event is on its way.
-                let goes = state.withLock { state -> Bool in
-                    guard !state.stopped else { return false }
-                    state.log.append(.delivered(event))
-                    return true
-                }
-                guard goes else { return }
+                // Decided and logged under the lock, handed over outside it: a `stop()` either
+                // comes first (nothing decided) or after the event is on its way.
+                guard let (number, event) = decide() else { return }
                 var held = 0
                 if case let .endlessHolding(index) = script { held = index }
                 if case let .eventsHolding(_, index) = script { held = index }
@@ -104,6 +96,25 @@ public final class EventSource: Sendable {
                 if case .value = event { continue }
                 return
             }
+        }
+    }
+
+    /// The next event, decided and logged — nil once stopped or at the script's end.
+    private func decide() -> (number: Int, event: Event)? {
+        state.withLock { state in
+            guard !state.stopped else { return nil }
+            let number = state.decided + 1
+            let event: Event
+            switch script {
+            case let .events(events, _), let .eventsHolding(events, _):
+                guard number <= events.count else { return nil }
+                event = events[number - 1]
+            case .endless, .endlessHolding:
+                event = .value(number)
+            }
+            state.decided = number
+            state.log.append(.delivered(event))
+            return (number, event)
         }
     }
 
@@ -121,6 +132,15 @@ public final class EventSource: Sendable {
 
     /// Everything that happened at the source, in order.
     public var log: [Entry] { state.current.log }
+
+    /// The source ticks now, on the calling task: unless it was stopped, it decides its next
+    /// event and delivers it. A check calls it right as the stream ends from the consumer's side:
+    /// a `stop()` that is still to come (from a `Task {}`) is then too late, in every schedule.
+    public func tickNow() {
+        guard let (_, event) = decide(), let handler = state.current.handler else { return }
+        checkpoint("source → \(event) (a tick as the stream ends)")
+        handler(event)
+    }
 
     /// Ends delivery for good without counting as a `stop()` (the check's, when it has seen
     /// what it needed: a source left running would otherwise run forever).

@@ -4,8 +4,10 @@ import WorkbookExplorer
 
 /// Checks exercise 06-streams/EventStream under the explorer, on a fresh source and a fresh
 /// answer per schedule. A consumer task runs `for try await value in answer.events()`; the
-/// source delivers from its own task. After the loop ends the check lets 30 ms of virtual time
-/// pass (a source left running shows itself), then judges the values, the ending, and the
+/// source delivers from its own task. When the stream ends from the consumer's side, the source
+/// ticks at once on the consumer's task (`tickNow`: a stop still to come is too late, in every
+/// schedule); after the loop the check lets 30 ms of virtual time pass (a source left running
+/// shows itself), then judges the values, the ending, and the
 /// source's log: started, what it delivered and when, how often it was stopped.
 ///
 /// 1. The source finishes: all at once (a burst), and 10 ms apart to a slow consumer (25 ms a
@@ -102,7 +104,9 @@ public enum EventStreamCheck {
                 var values: [Int] = []
                 if consumer == .dropsUnread {
                     _ = answer.events()
-                    return (values, "end", source.log.count)
+                    let cut = source.log.count
+                    source.tickNow()
+                    return (values, "end", cut)
                 }
                 do {
                     for try await value in answer.events() {
@@ -112,25 +116,27 @@ public enum EventStreamCheck {
                         if consumer == .slow { try? await Task.sleep(for: .milliseconds(25)) }
                     }
                     checkpoint("loop ended")
-                    return (values, "end", source.log.count)
+                    // The stream has ended here (a `break` dropped it, a cancel made `next()`
+                    // return nil): the source must be stopped already, so a tick finds it so.
+                    let cut = source.log.count
+                    if consumer != .reads, consumer != .slow { source.tickNow() }
+                    return (values, "end", cut)
                 } catch {
                     checkpoint("loop threw")
                     return (values, errorName(error), source.log.count)
                 }
             }
-            var cut: Int?
             if case let .cancelledAt(moment) = consumer {
                 try? await ExplorerClock().sleep(for: moment)
                 checkpoint("consumer.cancel()")
                 reading.cancel()
-                cut = source.log.count
             }
             let (values, ending, logAtEnd) = await reading.value
             try? await ExplorerClock().sleep(for: .milliseconds(30))
             let log = source.log
             source.shutDown()
             await untilQuiet()
-            return judge(item, values: values, ending: ending, log: log, cut: cut ?? logAtEnd)
+            return judge(item, values: values, ending: ending, log: log, cut: logAtEnd)
         }
     }
 
