@@ -53,6 +53,10 @@ public enum Explorer {
         /// increments started 1 ms apart overlap). A timer further off waits until nothing is
         /// ready — work is never assumed to take so long that a timeout beats it.
         public var workQuantum: Duration = .milliseconds(2)
+        /// Every schedule with at most this many preemptions runs before the time limit counts
+        /// (up to `maxSchedules`, and ten times `maxSeconds` at most): a verdict on a bug that
+        /// needs no more does not depend on how loaded the machine is. -1: none guaranteed.
+        public var guaranteedBound = -1
 
         /// `foreignWaitSeconds`: a callback from a Dispatch queue or a thread may take its time
         /// (a slow network fake: half a second); a deadlock is reported after this long.
@@ -335,7 +339,11 @@ public enum Explorer {
         case let .pct(seed, depth):
             return result(pct(seed: seed, depth: depth, stop: outOfBudget), exhausted: false)
         case let .deepening(seed):
-            let (failure, exhausted) = exhaustive(maxBound: .max, stop: spent(0.5))
+            let halfway = spent(0.5)
+            let (failure, exhausted) = exhaustive(maxBound: .max) {
+                guard (completedBound ?? -1) < budget.guaranteedBound else { return halfway() }
+                return schedules >= budget.maxSchedules || Date().timeIntervalSince(start) >= 10 * budget.maxSeconds
+            }
             if failure != nil || exhausted { return result(failure, exhausted: exhausted) }
             if let failure = random(seed: seed, stop: spent(0.75)) { return result(failure, exhausted: false) }
             return result(pct(seed: seed, depth: 3, stop: outOfBudget), exhausted: false)

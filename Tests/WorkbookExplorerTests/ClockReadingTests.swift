@@ -85,3 +85,18 @@ private actor ReadingDebouncer {
         if lastSend == sentAt, ContinuousClock.now - sentAt >= .milliseconds(50) { fired.append(value) }
     }
 }
+
+@Suite("A guaranteed bound", .workbookSelfTest)
+struct GuaranteedBoundTests {
+    @Test("every schedule with one preemption runs however little time the budget gives: the lost update is found")
+    func boundBeforeTime() {
+        var budget = Explorer.Budget(maxSchedules: 5_000, maxSeconds: 0.000_001)
+        budget.guaranteedBound = 1
+        let result = Explorer.explore(.deepening(seed: 1), budget: budget) { try await twoIncrements(atomic: false) }
+        #expect(result.failure != nil, "a lost update needs one preemption")
+        let starved = Explorer.explore(.deepening(seed: 1), budget: .init(maxSchedules: 5_000, maxSeconds: 0.000_001)) {
+            try await twoIncrements(atomic: false)
+        }
+        #expect(starved.failure == nil, "without the guarantee a budget this small stops after the first schedule")
+    }
+}
