@@ -166,7 +166,7 @@ import Foundation
             }
         }
     }
-    isolated deinit { continuation.finish() }
+    deinit { continuation.finish() }
     func queryChanged(_ query: String) { continuation.yield(query) }
 }
 

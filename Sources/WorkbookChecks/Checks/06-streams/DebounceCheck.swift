@@ -83,15 +83,17 @@ public enum DebounceCheck {
                       classify: { $0 == ok ? .acceptable : .forbidden }) {
             let service = SearchService()
             await type(item, make, service)
-            await untilQuiet()
             return judge(service.log.events)
         }
     }
 
-    /// Types the case's queries into a fresh view model, on the main actor, at their moments.
+    /// Types the case's queries into a fresh view model, on the main actor, at their moments,
+    /// then waits until nothing is left to run — holding the view model all along, as the
+    /// screen that owns it does (a `[weak self]` task must find it there).
     @MainActor
     static func type(_ item: Case, _ make: Make, _ service: SearchService) async {
         let model = make(service, SearchScreen(loggingTo: service), .milliseconds(interval))
+        defer { withExtendedLifetime(model) {} }
         var now = 0
         for (at, query) in item.typing {
             if at > now { try? await ExplorerClock().sleep(for: .milliseconds(at - now)) }
@@ -100,6 +102,7 @@ public enum DebounceCheck {
             checkpoint("field ← \"\(query)\"")
             model.queryChanged(query)
         }
+        await untilQuiet()
     }
 
     /// Walks the log: each search against what was typed before it, each result shown against
