@@ -54,7 +54,7 @@ public enum Explorer {
         /// ready — work is never assumed to take so long that a timeout beats it.
         public var workQuantum: Duration = .milliseconds(2)
         /// Every schedule with at most this many preemptions runs before the time limit counts
-        /// (up to `maxSchedules`, and ten times `maxSeconds` at most): a verdict on a bug that
+        /// (up to `maxSchedules`, and 5 s or ten times `maxSeconds` at most): a verdict on a bug that
         /// needs no more does not depend on how loaded the machine is. -1: none guaranteed.
         public var guaranteedBound = -1
 
@@ -342,7 +342,7 @@ public enum Explorer {
             let halfway = spent(0.5)
             let (failure, exhausted) = exhaustive(maxBound: .max) {
                 guard (completedBound ?? -1) < budget.guaranteedBound else { return halfway() }
-                return schedules >= budget.maxSchedules || Date().timeIntervalSince(start) >= 10 * budget.maxSeconds
+                return schedules >= budget.maxSchedules || Date().timeIntervalSince(start) >= max(10 * budget.maxSeconds, 5)
             }
             if failure != nil || exhausted { return result(failure, exhausted: exhausted) }
             if let failure = random(seed: seed, stop: spent(0.75)) { return result(failure, exhausted: false) }
