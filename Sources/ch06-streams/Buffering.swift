@@ -30,8 +30,8 @@ extension Chapter06 {
     static func fastProducer(_ pacing: Pacing, log: VirtualLog?) async -> BufferRun {
         let clock = ExplorerClock()
         let run = Locked(BufferRun())
-        let producerLane = Localized("producer", ja: "生産側"), consumerLane = Localized("consumer", ja: "消費側")
-        nameTask(Localized("consumer", ja: "消費側"))
+        let producerLane = Localized("producer", ja: "生産者"), consumerLane = Localized("consumer", ja: "消費者")
+        nameTask(Localized("consumer", ja: "消費者"))
         func consume<S: AsyncSequence>(_ values: S) async where S.Element == Int, S.Failure == Never {
             for await value in values {
                 let start = log?.nanoseconds ?? 0
@@ -41,7 +41,7 @@ extension Chapter06 {
             }
             run.withLock { $0.consumerDone = milliseconds(clock.now.offset) }
         }
-        nameNextTasks(BilingualLabel.join("producer", "生産側"))
+        nameNextTasks(BilingualLabel.join("producer", "生産者"))
         switch pacing {
         case .backPressure:
             let channel = PacedChannel<Int>()
@@ -87,7 +87,7 @@ extension Chapter06 {
     static let buffering = Scenario(
         slug: "buffering",
         title: Localized("Buffering policies and back-pressure: a fast producer, a slow consumer",
-                         ja: "バッファリングのポリシーとバックプレッシャー: 速い生産側、遅い消費側"),
+                         ja: "バッファリングのポリシーとバックプレッシャー: 速い生産者、遅い消費者"),
         narration: Localized(
             """
             A producer sends 1 to 8, one every 2 ms; the consumer spends 5 ms on each. In virtual time, so every run is the same. \
@@ -98,20 +98,20 @@ extension Chapter06 {
             so the producer slows to the consumer's pace and nothing is buffered or dropped. The timeline draws `.bufferingNewest(1)`.
             """,
             ja: """
-            生産側は 1 から 8 を 2 ms ごとに送り、消費側は 1 つに 5 ms かけます。仮想時間で実行するので、毎回同じ結果になります。\
-            `yield` は待ちません。消費側がまだ受け取っていない値はストリームの *バッファ* で待ち、満杯の時にどうするかをバッファリングのポリシーが決めます。\
-            `.unbounded` はすべてを保持します（生産側が先行している間、バッファは大きくなります）。`.bufferingNewest(1)` は最新の値を残して古い値を捨てます。位置や進捗の値に向いています。\
+            生産者は 1 から 8 を 2 ms ごとに送り、消費者は 1 つに 5 ms かけます。仮想時間で実行するので、毎回同じ結果になります。\
+            `yield` は待ちません。消費者がまだ受け取っていない値はストリームの *バッファ* で待ち、満杯の時にどうするかをバッファリングのポリシーが決めます。\
+            `.unbounded` はすべてを保持します（生産者が先行している間、バッファは大きくなります）。`.bufferingNewest(1)` は最新の値を残して古い値を捨てます。位置や進捗の値に向いています。\
             `.bufferingOldest(2)` は最初の 2 つを残し、満杯の間は新しい値を捨てます。値を捨てるたびに `yield` は `.dropped(value)` を返します。\
-            3 つ目のやり方が *バックプレッシャー* です。`AsyncChannel`（swift-async-algorithms）の形をした自作の小さなチャネル `PacedChannel` では、消費側が値を受け取るまで `send` が待つので、\
-            生産側は消費側のペースまで遅くなり、何もためず、何も捨てません。タイムラインは `.bufferingNewest(1)` を描きます。
+            3 つ目のやり方が *バックプレッシャー* です。`AsyncChannel`（swift-async-algorithms）の形をした自作の小さなチャネル `PacedChannel` では、消費者が値を受け取るまで `send` が待つので、\
+            生産者は消費者のペースまで遅くなり、何もためず、何も捨てません。タイムラインは `.bufferingNewest(1)` を描きます。
             """),
         prediction: .init(
             question: Localized(
                 "With `.bufferingNewest(1)`, which values does the consumer get? A) all eight, B) only 8, C) some, always including 1 and 8, D) the first and then nothing",
-                ja: "`.bufferingNewest(1)` では、消費側が受け取るのはどの値？ A) 8 つすべて、B) 8 だけ、C) 一部で、1 と 8 は必ず含む、D) 最初の値だけ"),
+                ja: "`.bufferingNewest(1)` では、消費者が受け取るのはどの値？ A) 8 つすべて、B) 8 だけ、C) 一部で、1 と 8 は必ず含む、D) 最初の値だけ"),
             explanation: Localized(
                 "C. The consumer was already waiting when 1 came, so 1 went straight to it. While it worked, each new value replaced the one in the one-place buffer, and when it asked again it got the latest. The last value, 8, is never replaced.",
-                ja: "C です。1 が来た時、消費側はすでに待っていたので、1 はそのまま渡りました。消費側が作業している間、新しい値が来るたびに 1 つだけのバッファの中身が入れ替わり、次に尋ねた時には最新の値を受け取りました。最後の値 8 は入れ替わりません。"),
+                ja: "C です。1 が来た時、消費者はすでに待っていたので、1 はそのまま渡りました。消費者が作業している間、新しい値が来るたびに 1 つだけのバッファの中身が入れ替わり、次に尋ねた時には最新の値を受け取りました。最後の値 8 は入れ替わりません。"),
             observe: { $0.noted("newest: answer") ?? "" },
             isPossible: { $0 == "C" })
     ) { context in
@@ -129,7 +129,7 @@ extension Chapter06 {
         }
         let widths = [22, 26, 14, 10, 10]
         context.show(tableRow([Localized("policy", ja: "ポリシー"), Localized("received", ja: "受け取った値"), Localized("dropped", ja: "捨てた値"),
-                               Localized("producer", ja: "生産側"), Localized("consumer", ja: "消費側")].map(context.text), widths: widths))
+                               Localized("producer", ja: "生産者"), Localized("consumer", ja: "消費者")].map(context.text), widths: widths))
         for pacing in Pacing.allCases {
             let run = runs[pacing]!
             context.show(tableRow([pacing.name, listed(run.received), run.dropped.isEmpty ? "—" : listed(run.dropped),
@@ -144,6 +144,6 @@ extension Chapter06 {
         context.note("newest: answer", answer)
         context.say(Localized(
             "The producer and consumer columns say when each finished (virtual ms). Buffering lets the producer finish early; back-pressure makes it wait for the consumer; dropping loses values but keeps the latest.",
-            ja: "生産側と消費側の列は、それぞれが終わった時刻（仮想時間の ms）です。バッファリングでは生産側が早く終わり、バックプレッシャーでは消費側を待ち、値を捨てるやり方では値を失う代わりに最新の値が残ります。"))
+            ja: "生産者と消費者の列は、それぞれが終わった時刻（仮想時間の ms）です。バッファリングでは生産者が早く終わり、バックプレッシャーでは消費者を待ち、値を捨てるやり方では値を失う代わりに最新の値が残ります。"))
     }
 }

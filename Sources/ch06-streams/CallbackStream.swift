@@ -120,17 +120,17 @@ extension Chapter06 {
             4) `yield` after the end returns `.terminated`: the value reaches no one.
             """,
             ja: """
-            センサは `stop()` まで、自分のスレッドから 2 ms ごとにハンドラを呼びます。継続の再開は 1 回だけです（第 5 章）。\
+            センサーは `stop()` まで、自分のスレッドから 2 ms ごとにハンドラを呼びます。継続の再開は 1 回だけです（第 5 章）。\
             多くの値を送るソースは *ストリーム* にします。`AsyncStream.makeStream(of: Int.self)` はストリームとその継続を返します。\
-            ハンドラは `continuation.yield(reading)` を呼び、終わりでは `finish()` を呼びます。ストリームが終わると、`continuation.onTermination` がセンサを止めます。\
+            ハンドラは `continuation.yield(reading)` を呼び、終わりでは `finish()` を呼びます。ストリームが終わると、`continuation.onTermination` がセンサーを止めます。\
             1) ループは 3 つの読み取り値を受け取って `break` します。ストリームを持つ関数の中で行うと、関数が戻ってストリームを手放した時に `onTermination(.cancelled)` が実行されます。\
-            `break` の後もストリームを変数に持ち続けると、ストリームは終わらず、センサは動き続けます。\
-            2) 消費するタスクをキャンセル: ループが終わり、`onTermination(.cancelled)` が実行されます。`onTermination` がなければ、キャンセルの後もセンサは動き続けます。\
-            3) 読み取り値が 3 つのセンサが完了: `finish()` により最後の値の後でループが終わり、`onTermination(.finished)` が実行されます。\
+            `break` の後もストリームを変数に持ち続けると、ストリームは終わらず、センサーは動き続けます。\
+            2) 消費するタスクをキャンセル: ループが終わり、`onTermination(.cancelled)` が実行されます。`onTermination` がなければ、キャンセルの後もセンサーは動き続けます。\
+            3) 読み取り値が 3 つのセンサーが完了: `finish()` により最後の値の後でループが終わり、`onTermination(.finished)` が実行されます。\
             4) 終わった後の `yield` は `.terminated` を返します。その値は誰にも届きません。
             """)
     ) { context in
-        let sensorLane = Localized("sensor", ja: "センサ"), loop = Localized("loop", ja: "ループ"), stream = Localized("stream", ja: "ストリーム")
+        let sensorLane = Localized("sensor", ja: "センサー"), loop = Localized("loop", ja: "ループ"), stream = Localized("stream", ja: "ストリーム")
 
         // 1) break in a function that owns the stream; then a stream kept after break.
         let owned = Sensor(trace: context.trace, lane: sensorLane)
@@ -160,8 +160,8 @@ extension Chapter06 {
             Broke out but kept the stream: the sensor went on (\(stillRunning ? "3 more readings for nobody" : "no more readings")) until the stream was released, then it was stopped.
             """,
             ja: """
-            1) \(listed(taken)) を受け取り、ストリームを持つ関数の中でループを抜けた: センサは\(ownedStopped ? "関数が戻った時点で止まった" : "止まらなかった")。\
-            ループを抜けたがストリームを保持した: ストリームを手放すまでセンサは動き続け（\(stillRunning ? "誰も読まない値があと 3 つ" : "それ以上の値はなし")）、手放した後に止まった。
+            1) \(listed(taken)) を受け取り、ストリームを持つ関数の中でループを抜けた: センサーは\(ownedStopped ? "関数が戻った時点で止まった" : "止まらなかった")。\
+            ループを抜けたがストリームを保持した: ストリームを手放すまでセンサーは動き続け（\(stillRunning ? "誰も読まない値があと 3 つ" : "それ以上の値はなし")）、手放した後に止まった。
             """))
 
         // 2) The consuming task cancelled; and the hasty bridge without onTermination.
@@ -176,14 +176,14 @@ extension Chapter06 {
             }
             return count
         }
-        try await gotTwo.wait(Localized("the consumer got no readings", ja: "消費側に読み取り値が届きませんでした"))
+        try await gotTwo.wait(Localized("the consumer got no readings", ja: "消費者に読み取り値が届きませんでした"))
         context.trace.record(.verbatim("consumer.cancel()"), lane: loop)
         consumer.cancel()
         let consumed = await consumer.value
         let cancelStopped = await eventually { cancelled.stops == 1 }
         context.note("cancel: sensor stopped", String(cancelStopped))
 
-        let hasty = Sensor(trace: context.trace, lane: Localized("hasty sensor", ja: "急いだ版のセンサ"))
+        let hasty = Sensor(trace: context.trace, lane: Localized("hasty sensor", ja: "急いだ版のセンサー"))
         let hastyValues = readingsWithoutTermination(from: hasty)
         let hastyConsumer = Task { for await _ in hastyValues {} }
         _ = await eventually { hasty.delivered >= 2 }
@@ -199,8 +199,8 @@ extension Chapter06 {
             Without onTermination, the sensor \(hastyRanOn ? "went on delivering after the cancel (the scenario stopped it by hand)" : "stopped delivering").
             """,
             ja: """
-            2) 消費側を \(consumed) 個の値の後でキャンセル: ループが終わり、onTermination が\(cancelStopped ? "センサを止めた" : "センサを止めなかった")。\
-            onTermination がないと、センサは\(hastyRanOn ? "キャンセルの後も値を送り続けた（シナリオが手で止めた）" : "値を送るのをやめた")。
+            2) 消費者を \(consumed) 個の値の後でキャンセル: ループが終わり、onTermination が\(cancelStopped ? "センサーを止めた" : "センサーを止めなかった")。\
+            onTermination がないと、センサーは\(hastyRanOn ? "キャンセルの後も値を送り続けた（シナリオが手で止めた）" : "値を送るのをやめた")。
             """))
 
         // 3) The source finishes.
@@ -210,7 +210,7 @@ extension Chapter06 {
         context.trace.record(Localized("loop ended", ja: "ループ終了"), lane: loop)
         context.note("finished: readings", listed(all))
         context.say(Localized("3) A sensor with 3 readings: the loop got \(listed(all)) and ended at finish().",
-                              ja: "3) 読み取り値 3 つのセンサ: ループは \(listed(all)) を受け取り、finish() で終わった。"))
+                              ja: "3) 読み取り値 3 つのセンサー: ループは \(listed(all)) を受け取り、finish() で終わった。"))
 
         // 4) Yield after termination.
         let (ended, continuation) = AsyncStream.makeStream(of: Int.self)

@@ -8,25 +8,25 @@ extension Chapter06 {
     /// consumer reads them. Returns `received=[…]`.
     @Sendable static func newestOneReadings() async -> String {
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
-        nameTask(Localized("consumer", ja: "消費側"))
-        nameNextTasks(BilingualLabel.join("producer", "生産側"))
+        nameTask(Localized("consumer", ja: "消費者"))
+        nameNextTasks(BilingualLabel.join("producer", "生産者"))
         let producer = Task {
             for reading in 1...3 {
                 let result = continuation.yield(reading)
                 if case let .dropped(lost) = result {
-                    checkpoint(Localized("producer: yield(\(reading)) → \(lost) dropped", ja: "生産側: yield(\(reading)) → \(lost) を捨てた"))
+                    checkpoint(Localized("producer: yield(\(reading)) → \(lost) dropped", ja: "生産者: yield(\(reading)) → \(lost) を捨てた"))
                 } else {
-                    checkpoint(Localized("producer: yield(\(reading))", ja: "生産側: yield(\(reading))"))
+                    checkpoint(Localized("producer: yield(\(reading))", ja: "生産者: yield(\(reading))"))
                 }
                 await Task.yield()
             }
             continuation.finish()
         }
         var received: [Int] = []
-        checkpoint(Localized("consumer: waits for a reading", ja: "消費側: 読み取り値を待つ"))
+        checkpoint(Localized("consumer: waits for a reading", ja: "消費者: 読み取り値を待つ"))
         for await reading in stream {
             received.append(reading)
-            checkpoint(Localized("consumer: got \(reading)", ja: "消費側: \(reading) を受け取った"))
+            checkpoint(Localized("consumer: got \(reading)", ja: "消費者: \(reading) を受け取った"))
         }
         await producer.value
         return "received=\(listed(received))"
@@ -38,7 +38,7 @@ extension Chapter06 {
 
     static let dropGame = Game(
         slug: "drop-a-reading",
-        title: Localized("bufferingNewest(1): can you make the consumer miss a reading?", ja: "bufferingNewest(1): 消費側に読み取り値を取り逃させられるか？"),
+        title: Localized("bufferingNewest(1): can you make the consumer miss a reading?", ja: "bufferingNewest(1): 消費者に読み取り値を取り逃させられるか？"),
         narration: Localized(
             """
             A producer yields readings 1, 2, 3 into an `AsyncStream` made with `.bufferingNewest(1)`, with `Task.yield()` after each; \
@@ -46,9 +46,9 @@ extension Chapter06 {
             Can you make the consumer miss one?
             """,
             ja: """
-            生産側が読み取り値 1、2、3 を `.bufferingNewest(1)` で作った `AsyncStream` に `yield` し、そのたびに `Task.yield()` します。\
-            消費側は `for await` で読みます。各ステップで誰を動かすかをあなたが選びます。ここではどの読み取り値も大事です（歩数など）。\
-            消費側に 1 つ取り逃させることはできますか？
+            生産者が読み取り値 1、2、3 を `.bufferingNewest(1)` で作った `AsyncStream` に `yield` し、そのたびに `Task.yield()` します。\
+            消費者は `for await` で読みます。各ステップで誰を動かすかをあなたが選びます。ここではどの読み取り値も大事です（歩数など）。\
+            消費者に 1 つ取り逃させることはできますか？
             """),
         explanation: Localized(
             """
@@ -57,9 +57,9 @@ extension Chapter06 {
             never when every value counts: then use `.unbounded` or a channel that makes the producer wait (back-pressure, scenario 6).
             """,
             ja: """
-            消費側が待っていない間に生産側が 2 回動きました。2 回目の `yield` は 1 つだけのバッファが埋まっているのを見て古い値を置き換え、その値を `.dropped` で返しました。\
+            消費者が待っていない間に生産者が 2 回動きました。2 回目の `yield` は 1 つだけのバッファが埋まっているのを見て古い値を置き換え、その値を `.dropped` で返しました。\
             `bufferingNewest(1)` が正しいのは最新の値だけが意味を持つ時（位置、進捗バー）で、すべての値が大事な時には使いません。\
-            その時は `.unbounded` か、生産側を待たせるチャネル（バックプレッシャー、シナリオ 6）を使います。
+            その時は `.unbounded` か、生産者を待たせるチャネル（バックプレッシャー、シナリオ 6）を使います。
             """),
         classify: classifyReadings,
         body: newestOneReadings)

@@ -44,7 +44,7 @@ extension Chapter06 {
         }
         await pause()                                   // let both reach the loop
         for value in 1...6 {
-            log?.point(.verbatim("yield(\(value))"), lane: Localized("producer", ja: "生産側"))
+            log?.point(.verbatim("yield(\(value))"), lane: Localized("producer", ja: "生産者"))
             continuation.yield(value)
             await pause()
         }
@@ -72,7 +72,7 @@ extension Chapter06 {
 
     static let twoConsumers = Scenario(
         slug: "two-consumers",
-        title: Localized("Two consumers of one stream split the values", ja: "1 つのストリームを 2 つの消費側で読むと、値が分かれる"),
+        title: Localized("Two consumers of one stream split the values", ja: "1 つのストリームを 2 つの消費者で読むと、値が分かれる"),
         narration: Localized(
             """
             Two tasks, A and B, iterate the same `AsyncStream` while a producer yields 1 to 6. Each value goes to one waiting iterator, not to both: the consumers split the values. \
@@ -80,18 +80,18 @@ extension Chapter06 {
             3) A broadcast: one stream per consumer (`Broadcast`, a few lines of our own), and each consumer gets every value.
             """,
             ja: """
-            A と B の 2 つのタスクが同じ `AsyncStream` を回し、生産側が 1 から 6 を `yield` します。値は待っているイテレータの 1 つにだけ届き、両方には届きません。消費側で値が分かれます。\
+            A と B の 2 つのタスクが同じ `AsyncStream` を回し、生産者が 1 から 6 を `yield` します。値は待っているイテレータの 1 つにだけ届き、両方には届きません。消費者で値が分かれます。\
             1) 仮想時間で、既定のスケジュールを描きます。2) 実時間で `repeats` 回（1 ms 間隔）実行し、このマシンでどの分かれ方が起きたかを数えます。\
-            3) ブロードキャスト: 消費側ごとに 1 本のストリーム（自作の数行の `Broadcast`）を用意すると、どちらの消費側もすべての値を受け取ります。
+            3) ブロードキャスト: 消費者ごとに 1 本のストリーム（自作の数行の `Broadcast`）を用意すると、どちらの消費者もすべての値を受け取ります。
             """),
         knobs: [.init("repeats", default: 50, range: 1...500, help: Localized("real-time runs to tally", ja: "数える実時間の実行回数"))],
         prediction: .init(
             question: Localized(
                 "Two tasks iterate one AsyncStream; the producer yields 1…6. What do they get? A) both get 1…6, B) they split the values between them, C) a crash",
-                ja: "2 つのタスクが 1 つの AsyncStream を回し、生産側が 1…6 を送ります。受け取るのは？ A) 両方が 1…6、B) 2 つで値を分け合う、C) クラッシュ"),
+                ja: "2 つのタスクが 1 つの AsyncStream を回し、生産者が 1…6 を送ります。受け取るのは？ A) 両方が 1…6、B) 2 つで値を分け合う、C) クラッシュ"),
             explanation: Localized(
                 "B. An AsyncStream has one buffer and hands each value to one waiting `next()`. With two iterators the values are shared out — which goes where depends on who is waiting. To give every consumer every value, give each its own stream.",
-                ja: "B です。AsyncStream のバッファは 1 つで、各値を待っている `next()` の 1 つに渡します。イテレータが 2 つあると値は分配され、どちらに行くかは、その時に誰が待っているかで決まります。すべての消費側にすべての値を渡すには、それぞれにストリームを用意します。"),
+                ja: "B です。AsyncStream のバッファは 1 つで、各値を待っている `next()` の 1 つに渡します。イテレータが 2 つあると値は分配され、どちらに行くかは、その時に誰が待っているかで決まります。すべての消費者にすべての値を渡すには、それぞれにストリームを用意します。"),
             observe: { $0.noted("split answer") ?? "" },
             isPossible: { $0 == "B" })
     ) { context in
@@ -134,6 +134,6 @@ extension Chapter06 {
         // 3) Broadcast.
         let broadcast = await twoConsumersBroadcast()
         context.note("broadcast", broadcast)
-        context.say(Localized("3) One stream per consumer: \(broadcast).", ja: "3) 消費側ごとに 1 本のストリーム: \(broadcast)。"))
+        context.say(Localized("3) One stream per consumer: \(broadcast).", ja: "3) 消費者ごとに 1 本のストリーム: \(broadcast)。"))
     }
 }

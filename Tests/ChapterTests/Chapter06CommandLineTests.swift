@@ -11,7 +11,7 @@ struct Chapter06CommandLineTests {
         #expect(english.standardOutput.contains("Two consumers of one stream split the values"))
         let japanese = try runChapterExecutable("ch06-streams", ["--lang", "ja", "--list"])
         #expect(japanese.status == 0)
-        #expect(japanese.standardOutput.contains("1 つのストリームを 2 つの消費側で読むと、値が分かれる"))
+        #expect(japanese.standardOutput.contains("1 つのストリームを 2 つの消費者で読むと、値が分かれる"))
         #expect(japanese.standardOutput.contains("検索欄: `debounce` と、画面が持つループ"))
     }
 

@@ -35,9 +35,9 @@ public enum CombineLatestCheck {
                         ja: "ストリームは両方の入力が終わったときに終わる（片方が先に終わっても終わりではなく、もう一方の値はその最後の値とペアになる）。入力が最初にスローしたエラーは、すぐにスローする。"))
     public static let inputsCancelled = Property(
         id: "inputs-left-running",
-        name: Localized("the consumer's stop cancels both inputs", ja: "消費側が止まると両方の入力を止める"),
+        name: Localized("the consumer's stop cancels both inputs", ja: "消費者が止まると両方の入力を止める"),
         rule: Localized("When the consumer stops — a `break`, a cancelled task, the stream dropped — the iteration of both inputs is cancelled (the tasks reading them end) before either types again.",
-                        ja: "消費側が止まると（`break`、キャンセルされたタスク、捨てられたストリーム）、どちらかが次に入力する前に、両方の入力の反復がキャンセルされる（入力を読むタスクが終わる）。"))
+                        ja: "消費者が止まると（`break`、キャンセルされたタスク、捨てられたストリーム）、どちらかが次に入力する前に、両方の入力の反復がキャンセルされる（入力を読むタスクが終わる）。"))
     /// Every part of this check runs on every platform.
     public static let platformProbes: [PlatformProbe] = []
 
@@ -111,7 +111,7 @@ public enum CombineLatestCheck {
                              ja: "email は 10 ms に \"a@\"。password は 20 ms に \"x\"、30 ms に FieldError.unavailable で失敗する")),
         Case(email: .endless, password: .endless, consumer: .cancelledAt(25),
              call: Localized("both fields typed every 10 ms, endlessly; the consuming task is cancelled at 25 ms",
-                             ja: "両方のフィールドに 10 ms ごとに入力が続く。消費側のタスクを 25 ms にキャンセルする")),
+                             ja: "両方のフィールドに 10 ms ごとに入力が続く。消費者のタスクを 25 ms にキャンセルする")),
     ]
 
     public static func run(_ make: @escaping @Sendable () -> any CombineLatestProtocol) -> CheckResult {

@@ -31,7 +31,7 @@ public enum EventStreamCheck {
         id: "source-left-running",
         name: Localized("the stream's end stops the source", ja: "ストリームが終わるとソースを止める"),
         rule: Localized("However the stream ends — the source finished or failed, the loop broke out, the consuming task was cancelled, the stream was dropped unread — `source.stop()` is called at once, before the source can deliver anything more.",
-                        ja: "ストリームがどう終わっても（ソースの終了や失敗、ループからの break、消費側タスクのキャンセル、読まれずに捨てられたストリーム）、すぐに `source.stop()` が呼ばれ、ソースはそれ以上何も届けない。"))
+                        ja: "ストリームがどう終わっても（ソースの終了や失敗、ループからの break、消費者タスクのキャンセル、読まれずに捨てられたストリーム）、すぐに `source.stop()` が呼ばれ、ソースはそれ以上何も届けない。"))
     public static let stoppedOnce = Property(
         id: "stopped-twice",
         name: Localized("the source is stopped exactly once", ja: "ソースを止めるのはちょうど 1 回"),
@@ -74,10 +74,10 @@ public enum EventStreamCheck {
              call: Localized("an endless source; the loop breaks out after 2 values", ja: "終わらないソース。ループは 2 つ目の値の後で break する")),
         Case(script: .endless, consumer: .cancelledAt(.milliseconds(30)), values: [[1, 2], [1, 2, 3]], ending: "end",
              call: Localized("an endless source; the consuming task is cancelled at 30 ms, as value 3 arrives",
-                             ja: "終わらないソース。値 3 が届く 30 ms に消費側のタスクをキャンセルする")),
+                             ja: "終わらないソース。値 3 が届く 30 ms に消費者のタスクをキャンセルする")),
         Case(script: .endlessHolding(3), consumer: .cancelledAt(.milliseconds(32)), values: [[1, 2]], ending: "end",
              call: Localized("an endless source; the consuming task is cancelled at 32 ms, while value 3 is on its way (it arrives after the stop)",
-                             ja: "終わらないソース。値 3 が届く途中の 32 ms に消費側のタスクをキャンセルする（値 3 は停止の後に届く）")),
+                             ja: "終わらないソース。値 3 が届く途中の 32 ms に消費者のタスクをキャンセルする（値 3 は停止の後に届く）")),
         Case(script: .eventsHolding([.value(1), .value(2), .finished], held: 3), consumer: .cancelledAt(.milliseconds(32)), values: [[1, 2]], ending: "end",
              call: Localized("the source delivers 1, 2, then its end; the consuming task is cancelled at 32 ms, while the end is on its way (it arrives after the stop)",
                              ja: "ソースが 1, 2 を届け、続いて終わりを届ける。終わりが届く途中の 32 ms に消費者のタスクをキャンセルする（終わりは停止の後に届く）")),
@@ -182,7 +182,7 @@ public enum EventStreamCheck {
         switch item.consumer {
         case .reads, .slow: item.ending == "end" ? Localized("the source finished", ja: "ソースが終了") : Localized("the source failed", ja: "ソースが失敗")
         case .breaksAfter: Localized("the loop broke out", ja: "ループが break")
-        case .cancelledAt: Localized("the consuming task was cancelled", ja: "消費側のタスクがキャンセルされた")
+        case .cancelledAt: Localized("the consuming task was cancelled", ja: "消費者のタスクがキャンセルされた")
         case .dropsUnread: Localized("the stream was dropped unread", ja: "ストリームが読まれずに捨てられた")
         }
     }
