@@ -13,7 +13,8 @@ import WorkbookExplorer
 /// `property`; a schedule in which the body never finished breaks `deadlock`, reported as
 /// `title` never coming back, who waited and where, then the `leftWaiting` advice. `title` says
 /// what the case runs (a crash in it is reported with it too). The body's task is the caller
-/// (`callerTask`).
+/// (`callerTask`). `raceLane: false` skips the ThreadSanitizer pass after a clean search, for a
+/// case whose tasks touch nothing another case's pass has not already shown racing.
 public func checkExplored(
     _ property: Property,
     title: Localized? = nil,
@@ -23,6 +24,7 @@ public func checkExplored(
     observed describe: @escaping @Sendable (String) -> Localized,
     budget: Explorer.Budget = Explorer.Budget(maxSchedules: 5_000, maxSeconds: 1.5),
     classify: @escaping @Sendable (String) -> OutcomeTally.Verdict = { _ in .acceptable },
+    raceLane: Bool = true,
     _ body: @escaping Explorer.Body
 ) -> CheckFailure? {
     let judged: Explorer.Body = {
@@ -77,7 +79,7 @@ public func checkExplored(
     // search passed, a few of its schedules run again with each task on a thread of its own,
     // ordered only by what the code orders; a race halts the process with TSan's report, and
     // the journal names the schedule it happened in.
-    if result.failure == nil, result.sharedState == nil, RaceDetector.isActive {
+    if result.failure == nil, result.sharedState == nil, raceLane, RaceDetector.isActive {
         var threaded = budget
         threaded.tasksOnOwnThreads = true
         threaded.maxSchedules = 3
