@@ -15,6 +15,11 @@ import WorkbookExplorer
 /// what the case runs (a crash in it is reported with it too). The body's task is the caller
 /// (`callerTask`). `raceLane: false` skips the ThreadSanitizer pass after a clean search, for a
 /// case whose tasks touch nothing another case's pass has not already shown racing.
+/// `excusesRealClockTimers`: where clock readings are real (`PlatformMechanism.clockReadings`
+/// unavailable: Apple platforms), a replay that ran differently is not held against the code —
+/// a deadline it computed from `ContinuousClock.now` is read back from the real clock there, so
+/// timers may differ; the check declares a probe for it, so a "done" verdict says what was not
+/// checked.
 public func checkExplored(
     _ property: Property,
     title: Localized? = nil,
@@ -25,6 +30,7 @@ public func checkExplored(
     budget: Explorer.Budget = Explorer.Budget(maxSchedules: 5_000, maxSeconds: 1.5),
     classify: @escaping @Sendable (String) -> OutcomeTally.Verdict = { _ in .acceptable },
     raceLane: Bool = true,
+    excusesRealClockTimers: Bool = false,
     _ body: @escaping Explorer.Body
 ) -> CheckFailure? {
     let judged: Explorer.Body = {
@@ -101,6 +107,9 @@ public func checkExplored(
         var advice = Localized(
             "Something outlives a schedule — a `static let shared` actor, a global, a cache — so no verdict about the interleavings can be trusted. Make the state inside the code that runs.",
             ja: "スケジュールより長生きするもの（`static let shared` のアクター、グローバル変数、キャッシュ）があるため、インターリーブについての判定を信頼できません。状態は実行されるコードの中で作りましょう。")
+        if excusesRealClockTimers, !PlatformMechanism.clockReadings.isAvailable {
+            return failure(result.failure, outcomes: result.outcomes)
+        }
         if let divergence = result.sharedStateDivergence {
             whereItDiffered = Localized(" At step \(divergence.step) the first run ran \(divergence.first), the second \(divergence.second).",
                                         ja: "ステップ \(divergence.step) で、1 回目は \(divergence.first)、2 回目は \(divergence.second) を実行しました。")

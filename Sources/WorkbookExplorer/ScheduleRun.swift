@@ -75,10 +75,10 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
     private var hasRun: Set<EntityKey> = []
     private var stepCheckpoints: [String] = []
     private var running: EntityKey?
-    /// When the step before the one running now began, and when this one did (uptime nanoseconds):
-    /// a deadline taken from the real clock was taken since then (`addTimer(afterRealDelay:)`).
-    private var previousStepBegan = DispatchTime.now().uptimeNanoseconds
-    private var stepBegan = DispatchTime.now().uptimeNanoseconds
+    /// When the last few steps began (uptime nanoseconds, oldest first): a deadline taken from the
+    /// real clock was taken since the oldest — in the job that sleeps, or a few before it, when
+    /// the task hopped or computed its deadline early (`addTimer(afterRealDelay:)`).
+    private var stepStarts = [UInt64](repeating: DispatchTime.now().uptimeNanoseconds, count: 8)
     /// Tasks waiting in `untilQuiet()` until nothing else can run.
     private var quietWaiters: [UnsafeContinuation<Void, Never>] = []
     private(set) var rootResult: ScheduleOutcome?
@@ -137,11 +137,11 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
 
     /// A job due after `delay` from now on a real clock (`ContinuousClock`, the runtime's
     /// deadlines). The code took its deadline from the real clock a moment before — in this job
-    /// or the one before it — so the sleep it asked for lies between `delay` and `delay` plus the
-    /// time since the previous step began: the roundest duration there (`RealDeadline.sleep`) —
-    /// a 50 ms sleep is 50 ms however loaded the machine, and a replay sets the same timers.
+    /// or one of the few before it — so the sleep it asked for lies between `delay` and `delay`
+    /// plus the time since those steps began: the roundest duration there (`RealDeadline.sleep`)
+    /// — a 50 ms sleep is 50 ms however loaded the machine, and a replay sets the same timers.
     func addTimer(_ job: UnownedJob, afterRealDelay delay: Duration) {
-        let since = RaceDetector.quietly { DispatchTime.now().uptimeNanoseconds &- previousStepBegan }
+        let since = RaceDetector.quietly { DispatchTime.now().uptimeNanoseconds &- stepStarts[0] }
         addTimer(job, after: RealDeadline.sleep(atLeast: delay, atMost: delay + .nanoseconds(Int64(clamping: since))))
     }
 
@@ -307,8 +307,8 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
             }
             ScheduleJournal.record(step: records.count, choice: choice)
             running = key
-            previousStepBegan = stepBegan
-            stepBegan = DispatchTime.now().uptimeNanoseconds
+            stepStarts.removeFirst()
+            stepStarts.append(DispatchTime.now().uptimeNanoseconds)
             stepCheckpoints = []
             progressLock.lock()
             runningStep = (StepRecord(candidates: keys, mainActor: mainActor, choice: choice, defaultChoice: defaultIndex, checkpoints: []), Date())
