@@ -138,7 +138,7 @@ public final class EventSource: Sendable {
     /// a `stop()` that is still to come (from a `Task {}`) is then too late, in every schedule.
     public func tickNow() {
         guard let (_, event) = decide(), let handler = state.current.handler else { return }
-        checkpoint("source → \(event) (a tick as the stream ends)")
+        checkpoint(Localized("source → \(event) (a tick as the stream ends)", ja: "source → \(event)（ストリームが終わる瞬間の配信）"))
         handler(event)
     }
 

@@ -20,7 +20,7 @@ public final class SearchService: Sendable {
             try await ExplorerClock().sleep(for: Self.latency)
         } catch {
             log.add(.searchEnded(query, cancelled: true))
-            checkpoint("search(\"\(query)\") cancelled")
+            checkpoint(Localized("search(\"\(query)\") cancelled", ja: "search(\"\(query)\") キャンセル"))
             throw CancellationError()
         }
         log.add(.searchEnded(query, cancelled: false))
@@ -42,7 +42,7 @@ public final class SearchScreen {
     /// Shows `results` as the results of `query`.
     public func show(_ results: [String], for query: String) {
         log.add(.shown(query))
-        checkpoint("screen shows \"\(query)\"")
+        checkpoint(Localized("screen shows \"\(query)\"", ja: "画面に \"\(query)\" を表示"))
     }
 }
 

@@ -159,10 +159,10 @@ public enum CombineLatestCheck {
                 checkpoint("\(name) ← \"\(text)\"")
                 if case .terminated = continuation.yield(text) { return false }
             case .finish:
-                checkpoint("\(name) finishes")
+                checkpoint(Localized("\(name) finishes", ja: "\(name) が終わる"))
                 continuation.finish()
             case .fail:
-                checkpoint("\(name) fails")
+                checkpoint(Localized("\(name) fails", ja: "\(name) が失敗する"))
                 continuation.finish(throwing: FieldError.unavailable)
             }
             return true
@@ -217,7 +217,7 @@ public enum CombineLatestCheck {
                     // The stream made here, held by the loop alone: a `break` drops it.
                     for try await (first, second) in answer.combineLatest(email.stream, password.stream) {
                         received.append(Received(email: first, password: second, at: virtualMilliseconds()))
-                        checkpoint("loop ← (\(first), \(second))")
+                        checkpoint(Localized("loop ← (\(first), \(second))", ja: "ループ ← (\(first), \(second))"))
                     }
                     return (received, "end", virtualMilliseconds())
                 } catch {

@@ -112,7 +112,7 @@ public enum DebounceCheck {
             if at > now { try? await ExplorerClock().sleep(for: .milliseconds(at - now)) }
             now = at
             service.log.add(.typed(query))
-            checkpoint("field ← \"\(query)\"")
+            checkpoint(Localized("field ← \"\(query)\"", ja: "フィールド ← \"\(query)\""))
             model.queryChanged(query)
         }
         await untilQuiet()

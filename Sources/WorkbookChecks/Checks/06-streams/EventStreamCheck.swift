@@ -113,18 +113,18 @@ public enum EventStreamCheck {
                 do {
                     for try await value in answer.events() {
                         values.append(value)
-                        checkpoint("loop ← \(value)")
+                        checkpoint(Localized("loop ← \(value)", ja: "ループ ← \(value)"))
                         if case let .breaksAfter(count) = consumer, values.count == count { break }
                         if consumer == .slow { try? await Task.sleep(for: .milliseconds(25)) }
                     }
-                    checkpoint("loop ended")
+                    checkpoint(Localized("loop ended", ja: "ループが終わった"))
                     // The stream has ended here (a `break` dropped it, a cancel made `next()`
                     // return nil): the source must be stopped already, so a tick finds it so.
                     let cut = source.log.count
                     if consumer != .reads, consumer != .slow { source.tickNow() }
                     return (values, "end", cut)
                 } catch {
-                    checkpoint("loop threw")
+                    checkpoint(Localized("loop threw", ja: "ループがスローした"))
                     return (values, errorName(error), source.log.count)
                 }
             }
