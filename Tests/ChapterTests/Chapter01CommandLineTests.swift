@@ -9,16 +9,16 @@ import WorkbookCore
 @Suite("Chapter 1 on the command line", .workbookSelfTest)
 struct Chapter01CommandLineTests {
     @Test("--lang ja --list lists the scenarios in Japanese")
-    func japaneseList() throws {
-        let result = try runChapterExecutable("ch01-gcd", ["--lang", "ja", "--list"])
+    func japaneseList() async throws {
+        let result = try await runChapterExecutable("ch01-gcd", ["--lang", "ja", "--list"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("GCD と QoS"))
         #expect(result.standardOutput.contains("シリアルキューとコンカレントキュー"))
     }
 
     @Test("piped commands run line by line, without a prompt, and end of input exits 0")
-    func pipedSession() throws {
-        let result = try runChapterExecutable("ch01-gcd", [], input: "list\nrun 1\nrun 2 iterations=500\nexplain 3\nquit\n")
+    func pipedSession() async throws {
+        let result = try await runChapterExecutable("ch01-gcd", [], input: "list\nrun 1\nrun 2 iterations=500\nexplain 3\nquit\n")
         #expect(result.status == 0)
         #expect(!result.standardOutput.contains("ch01>"))
         #expect(result.standardOutput.contains("11. DispatchSemaphore"))
@@ -28,25 +28,25 @@ struct Chapter01CommandLineTests {
     }
 
     @Test("a game plays to the end from piped picks and prints a replay token")
-    func pipedGame() throws {
-        let result = try runChapterExecutable("ch01-gcd", [], input: "play 1\n1\n2\nauto\nquit\n")
+    func pipedGame() async throws {
+        let result = try await runChapterExecutable("ch01-gcd", [], input: "play 1\n1\n2\nauto\nquit\n")
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("Outcome: counter="))
         #expect(result.standardOutput.contains("replay 1 w1d:"))
     }
 
     @Test("end of input in the middle of a prediction or a game quits cleanly")
-    func endOfInput() throws {
-        #expect(try runChapterExecutable("ch01-gcd", [], input: "predict 1\n").status == 0)
-        #expect(try runChapterExecutable("ch01-gcd", [], input: "play 1\n1\n").status == 0)
-        #expect(try runChapterExecutable("ch01-gcd", ["--run", "2", "iterations=0"]).status == 2)
+    func endOfInput() async throws {
+        #expect(try await runChapterExecutable("ch01-gcd", [], input: "predict 1\n").status == 0)
+        #expect(try await runChapterExecutable("ch01-gcd", [], input: "play 1\n1\n").status == 0)
+        #expect(try await runChapterExecutable("ch01-gcd", ["--run", "2", "iterations=0"]).status == 2)
     }
 
     @Test("--run 1 --svg PATH runs scenario 1 and writes its timeline as a picture; --svg without --run or a path is bad usage")
-    func svgFlag() throws {
+    func svgFlag() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ch01-svg-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let result = try runChapterExecutable("ch01-gcd", ["--run", "1", "--svg", "\(folder)/t.svg"])
+        let result = try await runChapterExecutable("ch01-gcd", ["--run", "1", "--svg", "\(folder)/t.svg"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("Serial queue: async A, B, C"))
         #expect(result.standardOutput.contains("Wrote the timeline of scenario 1 to \(folder)/t.svg (1600×"))
@@ -56,14 +56,14 @@ struct Chapter01CommandLineTests {
         #expect(picture.contains(">1. Serial vs concurrent queues</text>"))
 
         for arguments in [["--svg", "\(folder)/u.svg"], ["--run", "1", "--svg"], ["--lang", "ja", "--list", "--svg", "\(folder)/u.svg"]] {
-            let usage = try runChapterExecutable("ch01-gcd", arguments)
+            let usage = try await runChapterExecutable("ch01-gcd", arguments)
             #expect(usage.status == 2, "\(arguments)")
             #expect(usage.standardError.split(separator: "\n").first?.contains("--svg") == true, "\(usage.standardError)")
             #expect(usage.standardOutput.isEmpty)
         }
         #expect(!FileManager.default.fileExists(atPath: "\(folder)/u.svg"))
 
-        let missing = try runChapterExecutable("ch01-gcd", ["--run", "1", "--svg", "\(folder)/missing/t.svg"])
+        let missing = try await runChapterExecutable("ch01-gcd", ["--run", "1", "--svg", "\(folder)/missing/t.svg"])
         #expect(missing.status == 1)
         #expect(missing.standardOutput.contains("Serial queue: async A, B, C"))
         #expect(missing.standardError.contains("the folder \(folder)/missing does not exist"))

@@ -83,8 +83,8 @@ struct Chapter01Tests {
     /// beside it gave the background block the larger share), so the figures are the learner's
     /// to read, and this test checks only that they are measured and shown.
     @Test("the QoS scenario measures each class's CPU share under contention")
-    func qosUnderContention() throws {
-        let (status, output, _) = try runChapterExecutable("ch01-gcd", ["--run", "5"])
+    func qosUnderContention() async throws {
+        let (status, output, _) = try await runChapterExecutable("ch01-gcd", ["--run", "5"])
         #expect(status == 0)
         // "  background          userInitiated     5.1 ms    9.5 ms      61%": hogs, block, alone, contended, share.
         var rows: [String: String] = [:]

@@ -13,16 +13,16 @@ private func runChild(_ name: String) throws -> ChildProcess.Outcome {
 @Suite("Chapter 5 on the command line (scenarios 1–4)", .workbookSelfTest)
 struct Chapter05CommandLineTests {
     @Test("--lang ja --list lists the scenarios in Japanese")
-    func japaneseList() throws {
-        let result = try runChapterExecutable("ch05-continuations", ["--lang", "ja", "--list"])
+    func japaneseList() async throws {
+        let result = try await runChapterExecutable("ch05-continuations", ["--lang", "ja", "--list"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("コールバック API を包む"))
         #expect(result.standardOutput.contains("2 回の再開: トラップを子プロセスで"))
     }
 
     @Test("--run 1 prints the four lines in the order A, D, B, C, then the handler returns")
-    func runOne() throws {
-        let result = try runChapterExecutable("ch05-continuations", ["--run", "1"])
+    func runOne() async throws {
+        let result = try await runChapterExecutable("ch05-continuations", ["--run", "1"])
         #expect(result.status == 0)
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         let order = lines.compactMap { line -> Character? in
@@ -34,8 +34,8 @@ struct Chapter05CommandLineTests {
     }
 
     @Test("the REPL carries on after the traps of run 3 and the leaks of run 2: run 3, run 2, then run 1")
-    func trapsThenCarryOn() throws {
-        let result = try runChapterExecutable("ch05-continuations", [], input: "timeline off\nrun 3\nrun 2\nrun 1\nquit\n")
+    func trapsThenCarryOn() async throws {
+        let result = try await runChapterExecutable("ch05-continuations", [], input: "timeline off\nrun 3\nrun 2\nrun 1\nquit\n")
         #expect(result.status == 0)
         let output = unwrapped(result.standardOutput)
         #expect(output.contains("Fatal error: SWIFT TASK CONTINUATION MISUSE: latestPhoto(for:from:) tried to resume its continuation more than once, returning Photo(p1)!"))
@@ -65,15 +65,15 @@ struct Chapter05CommandLineTests {
     }
 
     @Test("play 1: auto resumes once with the photo; the schedule run 3 found, replayed, resumes twice")
-    func playAndReplay() throws {
-        let played = try runChapterExecutable("ch05-continuations", [], input: "timeline off\nplay 1\nauto\nrun 3\nquit\n")
+    func playAndReplay() async throws {
+        let played = try await runChapterExecutable("ch05-continuations", [], input: "timeline off\nplay 1\nauto\nrun 3\nquit\n")
         #expect(played.status == 0)
         let output = unwrapped(played.standardOutput)
         #expect(output.contains("Outcome: resumes=1 value=\"photo\" — acceptable"))
         let marker = "The same schedule in the game: replay 1 "
         let start = try #require(output.range(of: marker))
         let token = String(output[start.upperBound...].prefix { $0 != " " })
-        let replayed = try runChapterExecutable("ch05-continuations", [], input: "timeline off\nreplay 1 \(token)\nquit\n")
+        let replayed = try await runChapterExecutable("ch05-continuations", [], input: "timeline off\nreplay 1 \(token)\nquit\n")
         #expect(replayed.status == 0)
         #expect(unwrapped(replayed.standardOutput).contains("Outcome: resumes=2 value=\"timed out\" — FORBIDDEN"))
     }

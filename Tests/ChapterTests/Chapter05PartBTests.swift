@@ -165,9 +165,9 @@ struct Chapter05PartBTests {
     }
 
     @Test("the chapter program runs scenario 6 from piped input and carries on after the child's trap")
-    func chapterProgramSurvivesTheTrap() throws {
+    func chapterProgramSurvivesTheTrap() async throws {
         let number = try #require(Chapter05.chapter.scenarios.firstIndex { $0.slug == "cancellation-bridge" }) + 1
-        let result = try runChapterExecutable("ch05-continuations", ["--no-color"], input: "timeline off\nrun \(number)\nlist\nquit\n")
+        let result = try await runChapterExecutable("ch05-continuations", ["--no-color"], input: "timeline off\nrun \(number)\nlist\nquit\n")
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("tried to resume its continuation more than once"))
         #expect(result.standardOutput.contains("first-value") || result.standardOutput.contains("first value"))

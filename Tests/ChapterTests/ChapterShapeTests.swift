@@ -56,17 +56,17 @@ struct ChapterShapeTests {
     }
 
     @Test("an unknown flag exits 2 with a message on standard error", arguments: allChapters.map(\.executable))
-    func unknownFlag(_ executable: String) throws {
-        let result = try runChapterExecutable(executable, ["--bogus"])
+    func unknownFlag(_ executable: String) async throws {
+        let result = try await runChapterExecutable(executable, ["--bogus"])
         #expect(result.status == 2)
         #expect(result.standardError.contains("--bogus"))
         #expect(result.standardOutput.isEmpty)
     }
 
     @Test("a scenario number or knob out of range exits 2; end of input quits cleanly", arguments: allChapters.map(\.executable))
-    func badInput(_ executable: String) throws {
-        #expect(try runChapterExecutable(executable, ["--run", "99"]).status == 2)
-        #expect(try runChapterExecutable(executable, ["--run", "1", "no-such-knob=1"]).status == 2)
-        #expect(try runChapterExecutable(executable, [], input: "help\nlist").status == 0)
+    func badInput(_ executable: String) async throws {
+        #expect(try await runChapterExecutable(executable, ["--run", "99"]).status == 2)
+        #expect(try await runChapterExecutable(executable, ["--run", "1", "no-such-knob=1"]).status == 2)
+        #expect(try await runChapterExecutable(executable, [], input: "help\nlist").status == 0)
     }
 }

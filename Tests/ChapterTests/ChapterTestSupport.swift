@@ -45,13 +45,18 @@ func run(_ scenario: Scenario, knobs: [String: Int] = [:], language: Language = 
 
 /// Runs a built chapter executable (found beside the test bundle) with `arguments`, feeding
 /// `input` on standard input, in English unless the arguments say otherwise.
-func runChapterExecutable(_ name: String, _ arguments: [String], input: String = "") throws -> (status: Int32, standardOutput: String, standardError: String) {
+/// Runs a chapter program as a child process. The wait is on a thread of its own: a test that
+/// blocked a cooperative-pool thread for the seconds a program runs starved the scenarios other
+/// tests run at the same time (the pool has a thread per core).
+func runChapterExecutable(_ name: String, _ arguments: [String], input: String = "") async throws -> (status: Int32, standardOutput: String, standardError: String) {
     let executable = try #require(ChildProcess.sibling(named: name), "\(name) not found beside the test bundle")
     var environment = ProcessInfo.processInfo.environment
     for key in ["LC_ALL", "LC_MESSAGES", "LANG", "NO_COLOR"] { environment[key] = nil }
     environment["LANG"] = "C.UTF-8"
-    let outcome = try ChildProcess(executable: executable, arguments: arguments, environment: environment)
-        .run(timeoutSeconds: 60, input: input)
+    let process = ChildProcess(executable: executable, arguments: arguments, environment: environment)
+    let outcome = try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try process.run(timeoutSeconds: 60, input: input) }) }.start()
+    }
     guard case let .exited(status) = outcome.termination else {
         Issue.record("\(name) \(arguments.joined(separator: " ")) ended with \(outcome.termination)")
         return (-1, outcome.standardOutput, outcome.standardError)
