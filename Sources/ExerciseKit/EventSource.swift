@@ -91,7 +91,7 @@ public final class EventSource: Sendable {
                     // would order it after the stop for ThreadSanitizer, as real sources do not).
                     while !state.current.stopped { try? await ExplorerClock().sleep(for: .milliseconds(5)) }
                 }
-                checkpoint("source → \(event)")
+                checkpoint(Localized("source → \(event)", ja: "ソース → \(event)"))
                 handler(event)
                 if case .value = event { continue }
                 return
@@ -138,7 +138,7 @@ public final class EventSource: Sendable {
     /// a `stop()` that is still to come (from a `Task {}`) is then too late, in every schedule.
     public func tickNow() {
         guard let (_, event) = decide(), let handler = state.current.handler else { return }
-        checkpoint(Localized("source → \(event) (a tick as the stream ends)", ja: "source → \(event)（ストリームが終わる瞬間の配信）"))
+        checkpoint(Localized("source → \(event) (a tick as the stream ends)", ja: "ソース → \(event)（ストリームが終わる瞬間の配信）"))
         handler(event)
     }
 

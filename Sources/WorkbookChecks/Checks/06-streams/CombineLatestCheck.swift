@@ -94,7 +94,7 @@ public enum CombineLatestCheck {
         Case(email: .script([(10, .text("a@")), (30, .text("ab@")), (50, .finish)]),
              password: .script([(20, .text("x")), (40, .text("xy")), (50, .finish)]), consumer: .reads,
              call: Localized("email \"a@\" at 10 ms, \"ab@\" at 30; password \"x\" at 20, \"xy\" at 40; both finish at 50",
-                             ja: "email は 10 ms に \"a@\"、30 ms に \"ab@\"。password は 20 ms に \"x\"、40 ms に \"xy\"。50 ms に両方終わる")),
+                             ja: "メールは 10 ms に \"a@\"、30 ms に \"ab@\"。パスワードは 20 ms に \"x\"、40 ms に \"xy\"。50 ms に両方終わる")),
         Case(email: .script([(0, .text("a")), (10, .text("ab")), (20, .finish)]),
              password: .script([(0, .text("x")), (10, .text("xy")), (20, .finish)]), consumer: .reads,
              call: Localized("both fields typed at the same moments: \"a\" and \"x\" at once, \"ab\" and \"xy\" at 10 ms; both finish at 20",
@@ -103,17 +103,17 @@ public enum CombineLatestCheck {
         Case(email: .script([(0, .text("")), (10, .text("a")), (30, .text("a")), (50, .text("ab")), (60, .finish)]),
              password: .script([(0, .text("")), (20, .text("x")), (40, .text("x")), (60, .finish)]), consumer: .reads,
              call: Localized("both fields start empty (\"\" at once, as a text field's first value); email \"a\" at 10 ms and \"a\" again at 30, \"ab\" at 50; password \"x\" at 20 and \"x\" again at 40; both finish at 60",
-                             ja: "両方のフィールドが空で始まる（テキストフィールドの最初の値として、すぐに \"\"）。email は 10 ms と 30 ms に同じ \"a\"、50 ms に \"ab\"。password は 20 ms と 40 ms に同じ \"x\"。60 ms に両方終わる"),
+                             ja: "両方のフィールドが空で始まる（テキストフィールドの最初の値として、すぐに \"\"）。メールは 10 ms と 30 ms に同じ \"a\"、50 ms に \"ab\"。パスワードは 20 ms と 40 ms に同じ \"x\"。60 ms に両方終わる"),
              raceLane: false),
         Case(email: .script([(10, .text("a@")), (15, .finish)]),
              password: .script([(20, .text("x")), (30, .text("xy")), (40, .finish)]), consumer: .reads,
              call: Localized("email \"a@\" at 10 ms, then finishes at 15; password \"x\" at 20, \"xy\" at 30, finishes at 40",
-                             ja: "email は 10 ms に \"a@\"、15 ms に終わる。password は 20 ms に \"x\"、30 ms に \"xy\"、40 ms に終わる"),
+                             ja: "メールは 10 ms に \"a@\"、15 ms に終わる。パスワードは 20 ms に \"x\"、30 ms に \"xy\"、40 ms に終わる"),
              raceLane: false),
         Case(email: .script([(10, .text("a@")), (60, .finish)]),
              password: .script([(20, .text("x")), (30, .fail)]), consumer: .reads,
              call: Localized("email \"a@\" at 10 ms; password \"x\" at 20, then fails with FieldError.unavailable at 30",
-                             ja: "email は 10 ms に \"a@\"。password は 20 ms に \"x\"、30 ms に FieldError.unavailable で失敗する"),
+                             ja: "メールは 10 ms に \"a@\"。パスワードは 20 ms に \"x\"、30 ms に FieldError.unavailable で失敗する"),
              raceLane: false),
         Case(email: .endless, password: .endless, consumer: .cancelledAt(25),
              call: Localized("both fields typed every 10 ms, endlessly; the consuming task is cancelled at 25 ms",
@@ -131,12 +131,12 @@ public enum CombineLatestCheck {
 
     /// One input of the answer: its stream, fed by a typist task, and how it was terminated.
     final class Input: Sendable {
-        let name: String
+        let name: Localized
         let stream: AsyncThrowingStream<String, any Error>
         private let continuation: AsyncThrowingStream<String, any Error>.Continuation
         private let state = QuietLocked<(terminated: Bool, cancelled: Bool, stopped: Bool)>((false, false, false))
 
-        init(_ name: String) {
+        init(_ name: Localized) {
             self.name = name
             (stream, continuation) = AsyncThrowingStream.makeStream(of: String.self)
             let state = self.state
@@ -156,13 +156,13 @@ public enum CombineLatestCheck {
         func press(_ stroke: Keystroke) -> Bool {
             switch stroke {
             case let .text(text):
-                checkpoint("\(name) ← \"\(text)\"")
+                checkpoint(Localized("\(name.en) ← \"\(text)\"", ja: "\(name.ja) ← \"\(text)\""))
                 if case .terminated = continuation.yield(text) { return false }
             case .finish:
-                checkpoint(Localized("\(name) finishes", ja: "\(name) が終わる"))
+                checkpoint(Localized("\(name.en) finishes", ja: "\(name.ja)が終わる"))
                 continuation.finish()
             case .fail:
-                checkpoint(Localized("\(name) fails", ja: "\(name) が失敗する"))
+                checkpoint(Localized("\(name.en) fails", ja: "\(name.ja)が失敗する"))
                 continuation.finish(throwing: FieldError.unavailable)
             }
             return true
@@ -207,10 +207,10 @@ public enum CombineLatestCheck {
         checkExplored(latestPairs, title: item.call, broken: brokenProperty(in: properties), deadlock: endsWithInputs,
                       leftWaiting: leftWaiting, observed: { observed(item.call, $0) }, budget: item.budget,
                       classify: { $0 == ok ? .acceptable : .forbidden }, raceLane: item.raceLane) {
-            let email = Input("email"), password = Input("password")
+            let email = Input(Localized("email", ja: "メール")), password = Input(Localized("password", ja: "パスワード"))
             let answer = make()
             let consumer = item.consumer
-            nameNextTasks("consumer")
+            nameNextTasks(BilingualLabel.join("consumer", "消費者"))
             let reading = Task { () -> (pairs: [Received], ending: String, at: Int) in
                 var received: [Received] = []
                 do {
@@ -241,8 +241,8 @@ public enum CombineLatestCheck {
                 await untilQuiet()
                 if !running.isEmpty {
                     return brokenOutcome(inputsCancelled, Localized(
-                        "after the consumer's task was cancelled, the iteration of \(running.joined(separator: " and ")) went on",
-                        ja: "消費者のタスクがキャンセルされた後も、\(running.joined(separator: " と ")) の反復が続いた"))
+                        "after the consumer's task was cancelled, the iteration of \(running.map(\.en).joined(separator: " and ")) went on",
+                        ja: "消費者のタスクがキャンセルされた後も、\(running.map(\.ja).joined(separator: "と")) の反復が続いた"))
                 }
                 return judgeStopped(item, received)
             }
@@ -330,7 +330,7 @@ public enum CombineLatestCheck {
     }
 
     static func list(_ pairs: [Received]) -> String {
-        pairs.isEmpty ? "none" : pairs.map { "\($0.pair)@\($0.at)ms" }.joined(separator: ", ")
+        pairs.isEmpty ? "—" : pairs.map { "\($0.pair)@\($0.at)ms" }.joined(separator: ", ")
     }
 
     static func virtualMilliseconds() -> Int {

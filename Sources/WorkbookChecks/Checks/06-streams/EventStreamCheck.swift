@@ -31,7 +31,7 @@ public enum EventStreamCheck {
         id: "source-left-running",
         name: Localized("the stream's end stops the source", ja: "ストリームが終わるとソースを止める"),
         rule: Localized("However the stream ends — the source finished or failed, the loop broke out, the consuming task was cancelled, the stream was dropped unread — `source.stop()` is called at once, before the source can deliver anything more.",
-                        ja: "ストリームがどう終わっても（ソースの終了や失敗、ループからの break、消費者タスクのキャンセル、読まれずに捨てられたストリーム）、すぐに `source.stop()` が呼ばれ、ソースはそれ以上何も届けない。"))
+                        ja: "ストリームがどう終わっても（ソースの終了や失敗、ループからの `break`、消費者タスクのキャンセル、読まれずに捨てられたストリーム）、すぐに `source.stop()` が呼ばれ、ソースはそれ以上何も届けない。"))
     public static let stoppedOnce = Property(
         id: "stopped-twice",
         name: Localized("the source is stopped exactly once", ja: "ソースを止めるのはちょうど 1 回"),
@@ -101,7 +101,7 @@ public enum EventStreamCheck {
             let source = EventSource(script: item.script)
             let answer = make(source)
             let consumer = item.consumer
-            nameNextTasks("consumer")
+            nameNextTasks(BilingualLabel.join("consumer", "消費者"))
             let reading = Task { () -> (values: [Int], ending: String, logAtEnd: Int) in
                 var values: [Int] = []
                 if consumer == .dropsUnread {
@@ -198,7 +198,7 @@ public enum EventStreamCheck {
             switch id {
             case valuesInOrder.id:
                 Localized("Yield each value straight from the source's callback, in the callback — not from a `Task {}` of its own, which may run after the next one — and keep the default buffering (`.unbounded`): a slow loop must still get every value.",
-                          ja: "値はソースのコールバックの中で、そのまま yield しましょう。値ごとの `Task {}` から yield すると、次の値より後に実行されることがあります。バッファリングは既定の `.unbounded` のままにします。遅いループにもすべての値が届く必要があります。")
+                          ja: "値はソースのコールバックの中で、そのまま `yield` しましょう。値ごとの `Task {}` から `yield` すると、次の値より後に実行されることがあります。バッファリングは既定の `.unbounded` のままにします。遅いループにもすべての値が届く必要があります。")
             case endDelivered.id:
                 Localized("Map the source's end to the stream's: `.finished` → `continuation.finish()`, `.failed(error)` → `continuation.finish(throwing: error)` with the source's own error.",
                           ja: "ソースの終わりをストリームの終わりに対応させましょう。`.finished` → `continuation.finish()`、`.failed(error)` → ソース自身のエラーで `continuation.finish(throwing: error)`。")
