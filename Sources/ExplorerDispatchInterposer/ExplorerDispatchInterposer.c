@@ -145,7 +145,7 @@ enum { readings_kept = 16 };
 static unsigned readings_next;
 static struct { int clock; int64_t nanoseconds; } readings[readings_kept];
 
-int clock_gettime(clockid_t clock, struct timespec *time) {
+NOT_CHECKED_BY_TSAN int clock_gettime(clockid_t clock, struct timespec *time) {
     FORWARD(clock_gettime);
     int result = real(clock, time);
     if (current_run && result == 0 && workbook_linux_mechanisms_enabled() && from_concurrency_runtime(__builtin_return_address(0))) {
@@ -156,7 +156,7 @@ int clock_gettime(clockid_t clock, struct timespec *time) {
     return result;
 }
 
-int workbook_explorer_runtime_clock_readings(int runtime_clock, int64_t *nanoseconds, int capacity) {
+NOT_CHECKED_BY_TSAN int workbook_explorer_runtime_clock_readings(int runtime_clock, int64_t *nanoseconds, int capacity) {
     int clock = runtime_clock == 1 ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;  // as `swift_get_time` reads them
     unsigned next = __atomic_load_n(&readings_next, __ATOMIC_RELAXED);
     int found = 0;
