@@ -54,20 +54,3 @@ func errorName(_ error: any Error) -> String {
     }
 }
 
-/// A mark to draw once a run is over, when every bar's label (how it ended) is known.
-struct DrawnEvent: Sendable {
-    /// A `MonotonicClock` reading.
-    let time: UInt64
-    let lane: Localized
-    let label: Localized
-    let kind: Trace.Kind
-}
-
-/// Records `events` on `trace`, in the order they happened and spaced as they were.
-func draw(_ events: [DrawnEvent], on trace: Trace) {
-    let ordered = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
-    guard let first = ordered.first?.time else { return }
-    trace.replay(ordered.enumerated().map { index, event in
-        Trace.Event(sequence: index, time: event.time &- first, lane: event.lane, label: event.label, kind: event.kind)
-    })
-}

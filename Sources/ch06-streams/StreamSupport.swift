@@ -332,23 +332,6 @@ func errorName(_ error: any Error) -> String {
     }
 }
 
-/// A mark to draw once a run is over.
-struct DrawnEvent: Sendable {
-    /// Nanoseconds: a `MonotonicClock` reading, or virtual time.
-    let time: UInt64
-    let lane: Localized
-    let label: Localized
-    let kind: Trace.Kind
-}
-
-/// Records `events` on `trace`, in the order they happened and spaced as they were.
-func draw(_ events: [DrawnEvent], on trace: Trace) {
-    let ordered = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
-    guard let first = ordered.first?.time else { return }
-    trace.replay(ordered.enumerated().map { index, event in
-        Trace.Event(sequence: index, time: event.time &- first, lane: event.lane, label: event.label, kind: event.kind)
-    })
-}
 
 /// A log kept in the explorer's virtual time (`ExplorerClock`): what a scenario run under the
 /// explorer did, and when, to draw afterwards. Outside the explorer the clock is real.
