@@ -84,23 +84,37 @@ static _Thread_local workbook_explorer_job_taker taker;
 
 void workbook_explorer_drive_jobs(workbook_explorer_job_taker new_taker) { taker = new_taker; }
 
-// The load address of libswift_Concurrency, found once through one of its exported functions.
-static const void *concurrency_base(void) {
-    static const void *base;
-    static int looked_up;
-    if (!__atomic_load_n(&looked_up, __ATOMIC_ACQUIRE)) {
-        Dl_info info = {0};
-        void *known = dlsym(RTLD_DEFAULT, "swift_task_enqueueGlobal");
-        if (known && dladdr(known, &info)) __atomic_store_n(&base, info.dli_fbase, __ATOMIC_RELAXED);
-        __atomic_store_n(&looked_up, 1, __ATOMIC_RELEASE);
+#include <link.h>
+
+// Where libswift_Concurrency is mapped, found once: the span of its loaded segments. A range
+// check, not `dladdr` per call: `dladdr` walks the symbol table of the image it finds (the
+// runner's is large), and `clock_gettime` is called on every step of a run.
+static uintptr_t concurrency_start, concurrency_end;  // written once, before main
+
+static int note_concurrency_span(struct dl_phdr_info *image, size_t size, void *base) {
+    (void)size;
+    if ((const void *)image->dlpi_addr != base) return 0;
+    concurrency_start = UINTPTR_MAX;
+    for (int i = 0; i < image->dlpi_phnum; i++) {
+        const ElfW(Phdr) *segment = &image->dlpi_phdr[i];
+        if (segment->p_type != PT_LOAD) continue;
+        uintptr_t from = image->dlpi_addr + segment->p_vaddr;
+        if (from < concurrency_start) concurrency_start = from;
+        if (from + segment->p_memsz > concurrency_end) concurrency_end = from + segment->p_memsz;
     }
-    return __atomic_load_n(&base, __ATOMIC_RELAXED);
+    return 1;
+}
+
+// At load, before any thread: the library is a dependency of the executable, so it is mapped.
+__attribute__((constructor)) static void find_concurrency_span(void) {
+    Dl_info info = {0};
+    void *known = dlsym(RTLD_DEFAULT, "swift_task_enqueueGlobal");
+    if (known && dladdr(known, &info) && info.dli_fbase) dl_iterate_phdr(note_concurrency_span, info.dli_fbase);
 }
 
 static int from_concurrency_runtime(const void *code) {
-    Dl_info info = {0};
-    const void *base = concurrency_base();
-    return base && dladdr((void *)code, &info) && info.dli_fbase == base;
+    uintptr_t address = (uintptr_t)code;
+    return address >= concurrency_start && address < concurrency_end;
 }
 
 static int takes(dispatch_queue_t queue, dispatch_function_t work) {
