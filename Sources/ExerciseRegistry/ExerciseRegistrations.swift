@@ -41,4 +41,6 @@ public let exerciseRegistrations: [CheckRegistration] = [
           reference: { CombineLatestCheck.run { Solutions.CombineLatest() } }),
     .init("Debounce", properties: DebounceCheck.properties, learner: { DebounceCheck.run { Exercises.SearchViewModel(search: $0, screen: $1, interval: $2) } },
           reference: { DebounceCheck.run { Solutions.SearchViewModel(search: $0, screen: $1, interval: $2) } }),
+    .init("BankAccountActor", properties: BankAccountActorCheck.properties, learner: { BankAccountActorCheck.run(Exercises.BankAccount.self) },
+          reference: { BankAccountActorCheck.run(Solutions.BankAccount.self) }),
 ]

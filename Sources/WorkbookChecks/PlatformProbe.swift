@@ -54,6 +54,7 @@ public enum PlatformProbes {
         "EventStream": EventStreamCheck.platformProbes,
         "CombineLatest": CombineLatestCheck.platformProbes,
         "Debounce": DebounceCheck.platformProbes,
+        "BankAccountActor": BankAccountActorCheck.platformProbes,
     ]
 
     /// "on this platform 2 checks could not run: a; b" — for the "done" line.

@@ -74,3 +74,7 @@ import Testing
 @Suite(.serialized) struct Debounce {
     @Test("06-streams/Debounce: your answer") func yourAnswer() async { await ExerciseRun.verdict("Debounce") }
 }
+
+@Suite(.serialized) struct BankAccountActor {
+    @Test("07-actors/BankAccountActor: your answer") func yourAnswer() async { await ExerciseRun.verdict("BankAccountActor") }
+}

@@ -59,17 +59,24 @@ public struct ExerciseChecker: Sendable {
                 ja: "exercises/exercises.json に演習 '\(exercise)' がありません。"), details: [], entry: nil)
         }
         let file = reference ? entry.solutionFile : entry.file
+        var arguments = [exercise]
+        if reference { arguments.append("--reference") }
+        let learnerFolder = reference ? "exercises/Solutions/" : "exercises/Exercises/"
         // Layer 1: spellings the exercise forbids (race-check silencers, unchecked continuations).
         if let source = try? String(contentsOf: packageRoot.appendingPathComponent(file), encoding: .utf8) {
             let found = forbiddenSpellings(entry.forbids, in: source)
             if !found.isEmpty {
+                // A stub may hold one (07-actors/BankAccountActor starts as the racy
+                // `@unchecked Sendable` class to fix): while it still reaches `todo()`, it is not started.
+                if codeLines(source).contains(where: { $0.contains("todo(") }) {
+                    let verdict = run(arguments, exercise: exercise, entry: entry, file: file, learnerFolder: learnerFolder)
+                    if verdict.status == .notStarted { return verdict }
+                }
                 return fail(exercise, VerdictProperty.forbiddenSpelling, reason: forbiddenReason(found.map(\.spelling)),
                     details: found.map { "\(file):\($0.line): \($0.spelling)" }, entry: entry)
             }
         }
-        var arguments = [exercise]
-        if reference { arguments.append("--reference") }
-        return run(arguments, exercise: exercise, entry: entry, file: file, learnerFolder: reference ? "exercises/Solutions/" : "exercises/Exercises/")
+        return run(arguments, exercise: exercise, entry: entry, file: file, learnerFolder: learnerFolder)
     }
 
     /// Checks one of the workbook's buggy variants (`variant-runner`, the same path as a
