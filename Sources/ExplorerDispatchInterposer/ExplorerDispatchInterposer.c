@@ -64,6 +64,10 @@ void workbook_explorer_filter_runtime_releases(bool on) {
 }
 
 void workbook_explorer_set_current_run(const void *run) { current_run = run; }
+
+static _Thread_local bool running_main_actor_job;
+void workbook_explorer_set_main_actor_job(bool running) { running_main_actor_job = running; }
+bool workbook_explorer_running_main_actor_job(void) { return running_main_actor_job; }
 const void *workbook_explorer_current_run(void) { return current_run; }
 
 #if defined(__linux__)

@@ -1,3 +1,4 @@
+import ExplorerDispatchInterposer
 /// Labels a point in code under exploration; a failure report names, for every step, the
 /// checkpoints passed, and for every waiting task the last one it passed.
 ///
@@ -30,3 +31,11 @@ public func untilQuiet() async {
 
 /// True while the calling code runs under the explorer.
 public var isExploring: Bool { DriverThread.current != nil }
+
+/// Whether the calling code runs isolated to the main actor, as the run ran it: under the
+/// explorer a main-actor job runs on a lane thread, so `Thread.isMainThread` cannot tell, and
+/// `MainActor.assertIsolated()` traps instead of answering. Nil outside an exploration.
+public var isRunningOnMainActor: Bool? {
+    guard DriverThread.current != nil else { return nil }
+    return workbook_explorer_running_main_actor_job()
+}

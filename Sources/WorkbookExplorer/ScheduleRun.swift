@@ -353,7 +353,9 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
             let name = running.flatMap { key in names[key] ?? locked { namedOnArrival[key] } }
             lanes.run(job, task: task, named: name, on: executor, isolatedToMain: onMainActor, for: self)
         } else if onMainActor {
+            workbook_explorer_set_main_actor_job(true)
             job.runSynchronously(isolatedTo: MainActor.sharedUnownedExecutor, taskExecutor: executor)
+            workbook_explorer_set_main_actor_job(false)
         } else {
             job.runSynchronously(on: executor)
         }

@@ -141,9 +141,11 @@ private final class Lane: @unchecked Sendable {  // `pending` and `done` under `
                 if isolatedToMain { RaceDetector.happensAfter(address: Lane.mainActorOrder) }
                 onMainActor = isolatedToMain
             }
+            workbook_explorer_set_main_actor_job(onMainActor)
             workbook_explorer_filter_runtime_releases(true)
             work.perform()
             workbook_explorer_filter_runtime_releases(false)
+            workbook_explorer_set_main_actor_job(false)
             if onMainActor { RaceDetector.happensBefore(address: Lane.mainActorOrder) }
             RaceDetector.quietly {
                 DriverThread.assist(nil)

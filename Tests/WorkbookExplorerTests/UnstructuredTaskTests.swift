@@ -104,3 +104,27 @@ struct RealDeadlineTests {
         #expect(RealDeadline.sleep(atLeast: .milliseconds(-3), atMost: .milliseconds(-1)) == .zero)
     }
 }
+
+@Suite("Main-actor isolation as the run ran it", .workbookSelfTest)
+struct MainActorIsolationTests {
+    @MainActor static func onMain() -> Bool? { isRunningOnMainActor }
+    nonisolated static func nonisolatedHelper() -> Bool? { isRunningOnMainActor }
+    @MainActor static func callsNonisolatedHelper() -> Bool? { nonisolatedHelper() }
+
+    @Test("a main-actor job answers true, a detached task false, a synchronous helper called from the main actor true, outside a run nil",
+          arguments: [false, true])
+    func isolationOfEachJob(tasksOnOwnThreads: Bool) {
+        #expect(isRunningOnMainActor == nil)
+        var budget = Explorer.Budget(maxSchedules: 20)
+        budget.tasksOnOwnThreads = tasksOnOwnThreads
+        let result = Explorer.explore(.exhaustive(maxPreemptions: 1), budget: budget) {
+            let detached = await Task.detached { isRunningOnMainActor }.value
+            let main = await Task { @MainActor in MainActorIsolationTests.onMain() }.value
+            let helper = await MainActorIsolationTests.callsNonisolatedHelper()
+            let inherited = await Task { @MainActor in await Task { isRunningOnMainActor }.value }.value
+            return "\(String(describing: detached)) \(String(describing: main)) \(String(describing: helper)) \(String(describing: inherited))"
+        }
+        #expect(result.failure == nil)
+        #expect(result.outcomes.map(\.outcome) == ["Optional(false) Optional(true) Optional(true) Optional(true)"], "\(result.outcomes)")
+    }
+}

@@ -23,6 +23,9 @@ int workbook_explorer_runtime_clock_readings(int runtime_clock, int64_t *nanosec
 /// ThreadSanitizer would take as ordering between the threads that read it.
 void workbook_explorer_set_current_run(const void *run);
 const void *workbook_explorer_current_run(void);
+/// Whether the calling lane thread is running a job isolated to the main actor (set by the lane).
+void workbook_explorer_set_main_actor_job(bool running);
+bool workbook_explorer_running_main_actor_job(void);
 
 /// While the calling thread runs a job on one of the explorer's lanes (`on`), the Swift
 /// runtime's releases (`_swift_tsan_release`) on static storage are not passed to
