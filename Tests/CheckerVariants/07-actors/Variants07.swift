@@ -21,7 +21,7 @@ let variants07: [VariantRegistration] = [
     .init("BankAccountActor.depositInTask", "deposit adds in a Task {} created inside the actor method", breaks: BankAccountActorCheck.appliedOnReturn) {
         BankAccountActorCheck.run(DepositInTask.self)
     },
-    .init("BankAccountActor.transferDepositsDetached", "transfer sends the other deposit off in a Task.detached", breaks: BankAccountActorCheck.totalKept) {
+    .init("BankAccountActor.transferDepositsDetached", "transfer sends the other deposit off in a Task.detached", breaks: BankAccountActorCheck.appliedOnReturn) {
         BankAccountActorCheck.run(TransferDepositsDetached.self)
     },
     .init("BankAccountActor.transferReadsThenWrites", "transfer reads the other balance, then writes it back plus the amount", breaks: BankAccountActorCheck.totalKept) {

@@ -10,8 +10,8 @@ import WorkbookExplorer
 /// 1. Deposits from three callers at once lose nothing (while another task reads `description`).
 /// 2. Three withdrawals of which the balance covers only one: exactly one succeeds.
 /// 3. A deposit is in the balance when it returns: the same task withdraws it at once.
-/// 4. Transfers both ways and a withdrawal at once keep the total, and overdraw nothing.
-/// 5. A transfer's money is in the other account when it returns: it can be withdrawn there at once.
+/// 4. A transfer's money is in the other account when it returns: it can be withdrawn there at once.
+/// 5. Transfers both ways and a withdrawal at once keep the total, and overdraw nothing.
 /// 6. A transfer the balance does not cover is refused, and moves nothing.
 public enum BankAccountActorCheck {
     public static let lostUpdate = Property(
@@ -59,12 +59,12 @@ public enum BankAccountActorCheck {
             (Localized("a `Task {}` deposits 50 into Aiko's account (0), then withdraws 50 at once, while a `Task.detached` deposits 25",
                        ja: "`Task {}` が Aiko の口座（0）に 50 を入金し、すぐに 50 を出金する。その間に `Task.detached` が 25 を入金する"),
              { await depositThenWithdraw(Account.self) }),
+            (Localized("a `Task {}` transfers all 60 of Aiko's balance to Ben (0), then Ben withdraws 60 at once, while a `Task.detached` deposits 5 into Ben",
+                       ja: "`Task {}` が Aiko の残高 60 をすべて Ben（0）へ送金し、すぐに Ben から 60 を出金する。その間に `Task.detached` が Ben に 5 を入金する"),
+             { await transferThenWithdraw(Account.self) }),
             (Localized("at once: Aiko (100) → Ben 80 from a `Task {}`, Ben (50) → Aiko 100 from a `Task.detached`, Aiko withdraws 30 in a child task",
                        ja: "同時に: `Task {}` から Aiko（100）→ Ben へ 80、`Task.detached` から Ben（50）→ Aiko へ 100、子タスクで Aiko から 30 を出金"),
              { await transfersBothWays(Account.self) }),
-            (Localized("a `Task {}` transfers 60 from Aiko (100) to Ben (0), then Ben withdraws 60 at once, while a `Task.detached` deposits 5 into Ben",
-                       ja: "`Task {}` が Aiko（100）から Ben（0）へ 60 を送金し、すぐに Ben から 60 を出金する。その間に `Task.detached` が Ben に 5 を入金する"),
-             { await transferThenWithdraw(Account.self) }),
             (Localized("a `Task {}` asks Ben (50) to transfer 100 to Aiko (0), while a `Task.detached` deposits 20 into Ben: the balance never covers it",
                        ja: "`Task {}` が Ben（50）から Aiko（0）へ 100 の送金を頼む。その間に `Task.detached` が Ben に 20 を入金する。残高では一度も足りない"),
              { await transferNotCovered(Account.self) }),
@@ -176,7 +176,7 @@ public enum BankAccountActorCheck {
     }
 
     static func transferThenWithdraw<Account: BankAccountProtocol>(_: Account.Type) async -> String {
-        let aiko = Account(id: 1, owner: "Aiko", balance: 100)
+        let aiko = Account(id: 1, owner: "Aiko", balance: 60)
         let ben = Account(id: 2, owner: "Ben", balance: 0)
         nameNextTasks(BilingualLabel.join("Task {}", "Task {}"), BilingualLabel.join("Task.detached", "Task.detached"))
         let mover = Task { () -> (moved: Bool, seen: Int, withdrew: Bool) in
@@ -191,7 +191,7 @@ public enum BankAccountActorCheck {
         await depositor.value
         let (a, b) = (await aiko.balance, await ben.balance)
         if !moved {
-            return brokenOutcome(overdrawn, Localized("`transfer(60)` from Aiko's 100 returned false", ja: "Aiko の 100 からの `transfer(60)` が false を返した"))
+            return brokenOutcome(overdrawn, Localized("Aiko had 60, but `transfer(60, to: ben)` returned false", ja: "Aiko の残高は 60 だったのに、`transfer(60, to: ben)` が false を返した"))
         }
         // Only a deposit runs meanwhile: a balance seen after the transfer returned stays covered.
         if seen < 60 {
@@ -202,13 +202,13 @@ public enum BankAccountActorCheck {
         if !withdrew {
             return brokenOutcome(overdrawn, Localized("Ben's balance was \(seen), but `withdraw(60)` returned false", ja: "Ben の残高は \(seen) だったのに、`withdraw(60)` が false を返した"))
         }
-        if a + b != 45 {
-            return brokenOutcome(totalKept, Localized("after the transfer, Ben's withdrawal of 60 and a deposit of 5, Aiko has \(a) and Ben \(b): together \(a + b), not 45",
-                                                      ja: "送金、Ben の 60 の出金、5 の入金の後、Aiko は \(a)、Ben は \(b)。合計 \(a + b) で、45 ではない"))
+        if a + b != 5 {
+            return brokenOutcome(totalKept, Localized("after the transfer, Ben's withdrawal of 60 and a deposit of 5, Aiko has \(a) and Ben \(b): together \(a + b), not 5",
+                                                      ja: "送金、Ben の 60 の出金、5 の入金の後、Aiko は \(a)、Ben は \(b)。合計 \(a + b) で、5 ではない"))
         }
-        if a != 40 || b != 5 {
-            return brokenOutcome(lostUpdate, Localized("after the transfer of 60, Ben's withdrawal of 60 and a deposit of 5: Aiko \(a) (not 40), Ben \(b) (not 5)",
-                                                       ja: "60 の送金、Ben の 60 の出金、5 の入金の後: Aiko \(a)（40 ではない）、Ben \(b)（5 ではない）"))
+        if a != 0 || b != 5 {
+            return brokenOutcome(lostUpdate, Localized("after the transfer of 60, Ben's withdrawal of 60 and a deposit of 5: Aiko \(a) (not 0), Ben \(b) (not 5)",
+                                                       ja: "60 の送金、Ben の 60 の出金、5 の入金の後: Aiko \(a)（0 ではない）、Ben \(b)（5 ではない）"))
         }
         return ok
     }
