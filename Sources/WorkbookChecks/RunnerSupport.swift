@@ -75,6 +75,7 @@ public enum RunnerMain {
 
     public static func run(program: String, listing: [String], properties: [(exercise: String, properties: [Property])] = [],
                            checks: [String: @Sendable (Bool) -> CheckResult?]) -> Never {
+        RunnerReexec.ensureRunnerEnvironment()
         let options: RunnerOptions
         let arguments = Array(CommandLine.arguments.dropFirst())
         do {
