@@ -107,8 +107,8 @@ extension Chapter06 {
             """),
         prediction: .init(
             question: Localized(
-                "With `.bufferingNewest(1)`, which values does the consumer get? A) all eight, B) only 8, C) some, always including 1 and 8, D) the first and then nothing",
-                ja: "`.bufferingNewest(1)` では、消費者が受け取るのはどの値？ A) 8 つすべて、B) 8 だけ、C) 一部で、1 と 8 は必ず含む、D) 最初の値だけ"),
+                "With `.bufferingNewest(1)`, which values does the consumer get?\n  A) all eight\n  B) only 8\n  C) some, always including 1 and 8\n  D) the first and then nothing",
+                ja: "`.bufferingNewest(1)` では、消費者が受け取るのはどの値？\n  A) 8 つすべて\n  B) 8 だけ\n  C) 一部で、1 と 8 は必ず含む\n  D) 最初の値だけ"),
             explanation: Localized(
                 "C. The consumer was already waiting when 1 came, so 1 went straight to it. While it worked, each new value replaced the one in the one-place buffer, and when it asked again it got the latest. The last value, 8, is never replaced.",
                 ja: "C です。1 が来た時、消費者はすでに待っていたので、1 はそのまま渡りました。消費者が作業している間、新しい値が来るたびに 1 つだけのバッファの中身が入れ替わり、次に尋ねた時には最新の値を受け取りました。最後の値 8 は入れ替わりません。"),
@@ -127,7 +127,8 @@ extension Chapter06 {
             runs[pacing] = result.current
             if let log { draw(log.events, on: context.trace) }
         }
-        let widths = [22, 26, 14, 10, 10]
+        // The last column is not padded: the widest line (the header) is 80 columns.
+        let widths = [21, 26, 14, 9]
         context.show(tableRow([Localized("policy", ja: "ポリシー"), Localized("received", ja: "受け取った値"), Localized("dropped", ja: "捨てた値"),
                                Localized("producer", ja: "生産者"), Localized("consumer", ja: "消費者")].map(context.text), widths: widths))
         for pacing in Pacing.allCases {

@@ -120,7 +120,7 @@ extension Chapter06 {
             4) `yield` after the end returns `.terminated`: the value reaches no one.
             """,
             ja: """
-            センサーは `stop()` まで、自分のスレッドから 2 ms ごとにハンドラを呼びます。継続の再開は 1 回だけです（第 5 章）。\
+            センサーは `stop()` まで、自分のスレッドから 2 ms ごとにハンドラを呼びます。継続の再開は 1 回だけです（第 05 章）。\
             多くの値を送るソースは *ストリーム* にします。`AsyncStream.makeStream(of: Int.self)` はストリームとその継続を返します。\
             ハンドラは `continuation.yield(reading)` を呼び、終わりでは `finish()` を呼びます。ストリームが終わると、`continuation.onTermination` がセンサーを止めます。\
             1) ループは 3 つの読み取り値を受け取って `break` します。ストリームを持つ関数の中で行うと、関数が戻ってストリームを手放した時に `onTermination(.cancelled)` が実行されます。\
@@ -217,7 +217,7 @@ extension Chapter06 {
         continuation.finish()
         let result = continuation.yield(9)
         let answer = if case .terminated = result { ".terminated" } else { "\(result)" }
-        context.trace.record(.verbatim("yield(9) → \(answer)"), lane: stream)
+        context.trace.record(.verbatim("yield(9): \(answer)"), lane: stream)
         _ = ended
         context.note("yield after finish", answer)
         context.say(Localized("4) yield(9) after finish() → \(answer).", ja: "4) finish() の後の yield(9) → \(answer)。"))

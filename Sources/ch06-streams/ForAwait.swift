@@ -72,8 +72,8 @@ extension Chapter06 {
             """),
         prediction: .init(
             question: Localized(
-                "Part 3: `for await n in Countdown(start: 5) { if n == 4 { break } }`. How many times is `next()` called? A) 2, B) 3, C) 5, D) 6",
-                ja: "パート 3: `for await n in Countdown(start: 5) { if n == 4 { break } }`。`next()` は何回呼ばれる？ A) 2、B) 3、C) 5、D) 6"),
+                "Part 3: `for await n in Countdown(start: 5) { if n == 4 { break } }`. How many times is `next()` called?\n  A) 2\n  B) 3\n  C) 5\n  D) 6",
+                ja: "パート 3: `for await n in Countdown(start: 5) { if n == 4 { break } }`。`next()` は何回呼ばれる？\n  A) 2\n  B) 3\n  C) 5\n  D) 6"),
             explanation: Localized(
                 "A. The loop asks for one element at a time: 5, then 4, and the body breaks. Nothing asks for 3, so nothing computes it — a sequence does its work only when asked, as far as it is asked.",
                 ja: "A です。ループは要素を 1 つずつ求めます。5、次に 4 で、本体が break します。3 を求める者はいないので、3 は計算されません。シーケンスは求められた時に、求められた分だけ働きます。"),

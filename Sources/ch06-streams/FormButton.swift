@@ -19,6 +19,9 @@ extension Chapter06 {
 
     /// `combineLatest`, written small: nothing until both inputs have produced a value, then
     /// the pair of latest values each time either produces one. Finishes when both have.
+    /// The update and the yield happen in one lock hold: yielding after the lock is released
+    /// would let the other input's update yield its newer pair first, and the pairs would come
+    /// out of order (the chapter's §9 shows the same with an actor).
     static func combineLatest<A: Sendable, B: Sendable>(_ first: AsyncStream<A>, _ second: AsyncStream<B>) -> AsyncStream<(A, B)> {
         let (output, continuation) = AsyncStream.makeStream(of: (A, B).self)
         let latest = Locked<(A?, B?)>((nil, nil))
@@ -26,14 +29,18 @@ extension Chapter06 {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await value in first {
-                        let pair = latest.withLock { $0.0 = value; return $0 }
-                        if let a = pair.0, let b = pair.1 { continuation.yield((a, b)) }
+                        latest.withLock {
+                            $0.0 = value
+                            if let a = $0.0, let b = $0.1 { continuation.yield((a, b)) }
+                        }
                     }
                 }
                 group.addTask {
                     for await value in second {
-                        let pair = latest.withLock { $0.1 = value; return $0 }
-                        if let a = pair.0, let b = pair.1 { continuation.yield((a, b)) }
+                        latest.withLock {
+                            $0.1 = value
+                            if let a = $0.0, let b = $0.1 { continuation.yield((a, b)) }
+                        }
                     }
                 }
             }

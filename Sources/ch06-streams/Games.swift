@@ -14,7 +14,7 @@ extension Chapter06 {
             for reading in 1...3 {
                 let result = continuation.yield(reading)
                 if case let .dropped(lost) = result {
-                    checkpoint(Localized("producer: yield(\(reading)) → \(lost) dropped", ja: "生産者: yield(\(reading)) → \(lost) を捨てた"))
+                    checkpoint(Localized("producer: yield(\(reading)): \(lost) dropped", ja: "生産者: yield(\(reading)): \(lost) を捨てた"))
                 } else {
                     checkpoint(Localized("producer: yield(\(reading))", ja: "生産者: yield(\(reading))"))
                 }
@@ -83,18 +83,18 @@ extension Chapter06 {
             }
             return { reply.cancel() }
         }
-        nameNextTasks(BilingualLabel.join("caller", "呼び出し側"))
+        nameNextTasks(BilingualLabel.join("caller", "呼び出し元"))
         let caller = Task {
-            checkpoint(Localized("caller: awaits naiveFirstValue()", ja: "呼び出し側: naiveFirstValue() を待つ"))
+            checkpoint(Localized("caller: awaits naiveFirstValue()", ja: "呼び出し元: naiveFirstValue() を待つ"))
             let answer = (try? await request.naiveFirstValue()) ?? "error"
             checkpoint(Localized("caller: goes on with \"\(answer)\" (isCancelled: \(Task.isCancelled))",
-                                 ja: "呼び出し側: \"\(answer)\" で続行（isCancelled: \(Task.isCancelled)）"))
+                                 ja: "呼び出し元: \"\(answer)\" で続行（isCancelled: \(Task.isCancelled)）"))
             return answer
         }
         nameTask(Localized("screen", ja: "画面"))
         try? await clock.sleep(for: .milliseconds(20))
         cancelledFirst.withLock { $0 = $0 ?? true }
-        checkpoint(Localized("screen: closes → caller.cancel()", ja: "画面: 閉じる → caller.cancel()"))
+        checkpoint(Localized("screen: closes, calls caller.cancel()", ja: "画面: 閉じて caller.cancel() を呼ぶ"))
         caller.cancel()
         let answer = await caller.value
         return "cancel=\(cancelledFirst.current == true ? "before" : "after") answer=\(answer)"
@@ -106,7 +106,7 @@ extension Chapter06 {
 
     static let cancelBridgeGame = Game(
         slug: "cancel-the-naive-bridge",
-        title: Localized("The naive bridge and a cancel: does the caller stop?", ja: "素朴なブリッジとキャンセル: 呼び出し側は止まるか？"),
+        title: Localized("The naive bridge and a cancel: does the caller stop?", ja: "素朴なブリッジとキャンセル: 呼び出し元は止まるか？"),
         narration: Localized(
             """
             A caller awaits a request's reply through the naive bridge of scenario 2 (a continuation and a sink, no cancellation handler). \
@@ -114,9 +114,9 @@ extension Chapter06 {
             A cancelled caller should stop. Can you find a schedule where it is cancelled first and still goes on with the reply?
             """,
             ja: """
-            呼び出し側が、シナリオ 2 の素朴なブリッジ（継続と `sink` だけで、キャンセルハンドラなし）を通してリクエストの応答を待ちます。\
-            応答には 20 ms かかり、画面は 20 ms で閉じて呼び出し側をキャンセルします。2 つのタイマーは同時に期限が来るので、どちらを先に発火させるかをあなたが選びます。\
-            キャンセルされた呼び出し側は止まるべきです。先にキャンセルされたのに、応答を受け取って続行するスケジュールを見つけられますか？
+            呼び出し元が、シナリオ 2 の素朴なブリッジ（継続と `sink` だけで、キャンセルハンドラなし）を通してリクエストの応答を待ちます。\
+            応答には 20 ms かかり、画面は 20 ms で閉じて呼び出し元をキャンセルします。2 つのタイマーは同時に期限が来るので、どちらを先に発火させるかをあなたが選びます。\
+            キャンセルされた呼び出し元は止まるべきです。先にキャンセルされたのに、応答を受け取って続行するスケジュールを見つけられますか？
             """),
         explanation: Localized(
             """
@@ -125,9 +125,9 @@ extension Chapter06 {
             The careful bridge adds `withTaskCancellationHandler`, cancels the subscription and throws `CancellationError` at once (scenario 2; chapter 05, §8).
             """,
             ja: """
-            キャンセルが先に来たのに、呼び出し側は応答を受け取って続行しました。素朴なブリッジはキャンセルを一切見ないので、キャンセルされたタスクは購読を生かしたままパブリッシャを待ったのです。\
+            キャンセルが先に来たのに、呼び出し元は応答を受け取って続行しました。素朴なブリッジはキャンセルを一切見ないので、キャンセルされたタスクは購読を生かしたままパブリッシャを待ったのです。\
             応答に 1 分かかれば、閉じた画面のタスクは 1 分待ち、応答が来なければ永遠に待ちます。\
-            注意深いブリッジは `withTaskCancellationHandler` を加え、購読をキャンセルしてすぐに `CancellationError` を投げます（シナリオ 2、第 5 章 §8）。
+            注意深いブリッジは `withTaskCancellationHandler` を加え、購読をキャンセルしてすぐに `CancellationError` を投げます（シナリオ 2、第 05 章 §8）。
             """),
         classify: classifyCancelledBridge,
         body: naiveBridgeCancelled)

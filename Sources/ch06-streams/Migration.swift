@@ -95,7 +95,7 @@ extension Chapter06 {
             } else {
                 new = try await repository.articles().joined(separator: ",")
             }
-            trace.record(Localized("new caller: await", ja: "新しい呼び出し側: await"), lane: lane)
+            trace.record(Localized("new caller: await", ja: "新しい呼び出し元: await"), lane: lane)
         }
         return MigrationStep(number: step, asyncLayers: step, oldCaller: old.joined(separator: ","), newCaller: new, requests: api.requests)
     }
@@ -119,12 +119,12 @@ extension Chapter06 {
             3 層のフェイク（API → リポジトリ → ビューモデル）を、1 ステップに 1 層ずつ、下の層から変換します。\
             どのステップでも、まだ変換していない画面は、リポジトリのパブリッシャに `sink` で購読し続けます。\
             下の層が `async` になったら、そのパブリッシャはブリッジ（`FakePublisher.bridging { try await … }`）で、購読者ごとに呼び出しを 1 回始めます。\
-            ステップ 0: すべてパブリッシャ。1: API が `async`。2: リポジトリも（新しい呼び出し側はそれを await します）。3: ビューモデルが `func load() async` を持つ `@MainActor` クラスになります。
+            ステップ 0: すべてパブリッシャ。1: API が `async`。2: リポジトリも（新しい呼び出し元はそれを await します）。3: ビューモデルが `func load() async` を持つ `@MainActor` クラスになります。
             """)
     ) { context in
-        let widths = [10, 31, 19, 18]
+        let widths = [10, 31, 20]                // the last column is not padded
         context.show(tableRow([Localized("step", ja: "ステップ"), Localized("async layers", ja: "async の層"),
-                               Localized("old screen (.sink)", ja: "古い画面（.sink）"), Localized("new caller", ja: "新しい呼び出し側")].map(context.text), widths: widths))
+                               Localized("old screen (.sink)", ja: "古い画面（.sink）"), Localized("new caller", ja: "新しい呼び出し元")].map(context.text), widths: widths))
         let layerNames = [Localized("none", ja: "なし"), .verbatim("API"), Localized("API, repository", ja: "API、リポジトリ"),
                           Localized("API, repository, view model", ja: "API、リポジトリ、ビューモデル")]
         var oldCallers: [String] = []
@@ -143,7 +143,7 @@ extension Chapter06 {
             """,
             ja: """
             どのステップでも、古い画面はリポジトリが並べ替えた記事を受け取り続けました。ステップ 2 からは、新しいコードが同じリポジトリを await します。\
-            下の層から変換します。変換した層は、上の呼び出し側のためにパブリッシャのブリッジを上に残し、最後の呼び出し側がいなくなったらブリッジを外します。
+            下の層から変換します。変換した層は、上の呼び出し元のためにパブリッシャのブリッジを上に残し、最後の呼び出し元がいなくなったらブリッジを外します。
             """))
     }
 }

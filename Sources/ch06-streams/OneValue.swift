@@ -68,8 +68,21 @@ extension Chapter06 {
         trace.record(.verbatim("send(42)"), lane: lane)
         subject.send(42)
         let answer = await task.value
-        trace.record(.verbatim("→ \(answer)"), lane: lane)
+        trace.record(Localized("the task got \(answer)", ja: "タスクが \(answer) を受け取った"), lane: lane)
         return (answer, live)
+    }
+
+    /// Quotes a runtime message behind the quote bar, broken to fit the terminal: the location
+    /// (`file:line:`) on a line of its own, then the message, wrapped if it is still too wide.
+    static func quoteWrapped(_ message: String, in context: ScenarioContext) {
+        let room = max(20, context.terminal.width - 6)           // "    │ "
+        var parts = [message]
+        if displayWidth(message) > room, let start = message.range(of: "Fatal error"), start.lowerBound > message.startIndex {
+            parts = [String(message[..<start.lowerBound]).trimmingCharacters(in: .whitespaces), String(message[start.lowerBound...])]
+        }
+        for part in parts {
+            for line in wrap(part, width: room) { context.quote(line) }
+        }
     }
 
     /// Polls `condition` for up to 100 ms (the careful bridge cancels from another thread).
@@ -94,24 +107,24 @@ extension Chapter06 {
             4) `Future` runs its closure when it is created; an `async` function runs when it is called and awaited. Count the requests.
             """,
             ja: """
-            1) ソースのトークと同じ形の素朴なブリッジ: `withCheckedThrowingContinuation` で購読し、最初の値で再開し、\
+            1) 講演と同じ形の素朴なブリッジ: `withCheckedThrowingContinuation` で購読し、最初の値で再開し、\
             先に完了したら `.finishedWithoutValue` を投げ、失敗ならそのエラーを投げ直します。パブリッシャは 3 つ: `Just(1)`、`Empty`、`.offline` で失敗するサブジェクト。\
             2) その穴: 待っているタスクをキャンセルし、その後パブリッシャが 42 を送ります。素朴なブリッジはキャンセルを一切見ません。\
-            注意深いブリッジ（第 5 章 §8）は `withTaskCancellationHandler` を加えます。\
+            注意深いブリッジ（第 05 章 §8）は `withTaskCancellationHandler` を加えます。\
             3) 値なしで完了するパブリッシャに `values.first { _ in true }!` を、子プロセス（`ch06-streams --child force-unwrap-first`）で実行します。続いて安全な書き方。\
             4) `Future` は作られた時点でクロージャを実行します。`async` 関数は呼び出して await した時に実行されます。リクエストの数を数えます。
             """),
         prediction: .init(
             question: Localized(
-                "Part 2: the task awaiting the naive bridge is cancelled; afterwards the publisher sends 42. What does the task get? A) CancellationError at once, B) 42, C) it waits for ever",
-                ja: "パート 2: 素朴なブリッジを待つタスクをキャンセルし、その後パブリッシャが 42 を送ります。タスクが受け取るのは？ A) すぐに CancellationError、B) 42、C) 永遠に待つ"),
+                "Part 2: the task awaiting the naive bridge is cancelled; afterwards the publisher sends 42. What does the task get?\n  A) CancellationError at once\n  B) 42\n  C) it waits for ever",
+                ja: "パート 2: 素朴なブリッジを待つタスクをキャンセルし、その後パブリッシャが 42 を送ります。タスクが受け取るのは？\n  A) すぐに CancellationError\n  B) 42\n  C) 永遠に待つ"),
             explanation: Localized(
                 "B. Cancelling a task only sets a flag; the naive bridge never checks it, so the task waits for the publisher and returns its value as if nothing happened, with the subscription live until then. Had the publisher never sent, the answer would have been C. The careful bridge cancels the subscription and throws CancellationError at once (A).",
                 ja: "B です。タスクのキャンセルはフラグを立てるだけで、素朴なブリッジはそれを確かめません。だからタスクはパブリッシャを待ち、何もなかったかのように値を返します。それまで購読も生きたままです。パブリッシャが何も送らなければ C になっていました。注意深いブリッジは購読をキャンセルし、すぐに CancellationError を投げます（A）。"),
             observe: { $0.noted("naive cancel: answer letter") ?? "" },
             isPossible: { $0 == "B" })
     ) { context in
-        let lane = Localized("caller", ja: "呼び出し側")
+        let lane = Localized("caller", ja: "呼び出し元")
         // 1) Three outcomes.
         let subject = FakeSubject<Int>()
         let failing = FakePublisher<Int> { subscriber in
@@ -127,7 +140,7 @@ extension Chapter06 {
             return try await first
         }
         for (name, answer) in [("Just(1)", value), ("Empty()", empty), ("fail(.offline)", failed)] {
-            context.trace.record(.verbatim("\(name) → \(answer)"), lane: lane)
+            context.trace.record(.verbatim("\(name): \(answer)"), lane: lane)
         }
         context.note("naive value", value)
         context.note("naive empty", empty)
@@ -175,7 +188,7 @@ extension Chapter06 {
             case .timedOut:
                 context.say(Localized("  The child did not finish.", ja: "  子プロセスが終わりませんでした。"))
             }
-            if !fatal.isEmpty { context.quote(fatal) }
+            if !fatal.isEmpty { quoteWrapped(fatal, in: context) }
         }
         let safe = await outcome { try await firstOfValues(FakePublisher<Int>.empty) }
         context.note("safe first", safe)
@@ -207,20 +220,24 @@ extension Chapter06 {
         _ = future
 
         let requestsLane = Localized("requests", ja: "リクエスト")
-        context.trace.record(Localized("Future created: \(afterCreating)", ja: "`Future` 生成: \(afterCreating)"), lane: requestsLane)
-        context.trace.record(Localized("async, not awaited: \(asyncBeforeAwait)", ja: "async 未 await: \(asyncBeforeAwait)"), lane: requestsLane)
+        // `FakeFuture` is the scenario's `Future`; a name with a capital inside reads as code in both languages.
+        context.trace.record(Localized("FakeFuture created: \(afterCreating)", ja: "FakeFuture を作った直後: \(afterCreating)"), lane: requestsLane)
+        context.trace.record(Localized("async function not awaited yet: \(asyncBeforeAwait)",
+                                       ja: "async 関数を await する前: \(asyncBeforeAwait)"), lane: requestsLane)
         context.note("future requests when created", String(afterCreating))
         context.note("future requests after two subscribers", String(futureTwoSubscribers))
         context.note("async requests before await", String(asyncBeforeAwait))
         context.note("async requests after await", String(asyncAfterAwait))
         context.note("deferred requests before subscribing", String(deferredBefore))
         context.note("deferred requests after two subscribers", String(deferredTwo))
-        let widths = [34, 18, 18]
+        let widths = [34, 18]
         context.say(Localized("4) Requests made:", ja: "4) 行われたリクエストの数:"))
         context.show(tableRow(["", context.text(Localized("created/defined", ja: "生成・定義の後")),
-                               context.text(Localized("2 subscribers", ja: "購読者 2 つの後"))], widths: widths))
-        context.show(tableRow(["  `Future { … }`", String(afterCreating), String(futureTwoSubscribers)], widths: widths))
-        context.show(tableRow(["  `Deferred { Future { … } }`", String(deferredBefore), String(deferredTwo)], widths: widths))
+                               context.text(Localized("after use", ja: "使った後"))], widths: widths))
+        context.show(tableRow(["  `Future { … }`", String(afterCreating),
+                               context.text(Localized("\(futureTwoSubscribers) (2 subscribers)", ja: "\(futureTwoSubscribers)（購読者 2 つ）"))], widths: widths))
+        context.show(tableRow(["  `Deferred { Future { … } }`", String(deferredBefore),
+                               context.text(Localized("\(deferredTwo) (2 subscribers)", ja: "\(deferredTwo)（購読者 2 つ）"))], widths: widths))
         context.show(tableRow(["  `{ try await articles() }`", String(asyncBeforeAwait),
                                context.text(Localized("\(asyncAfterAwait) (awaited once)", ja: "\(asyncAfterAwait)（1 回 await）"))], widths: widths))
     }

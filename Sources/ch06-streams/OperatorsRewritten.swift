@@ -223,7 +223,7 @@ extension Chapter06 {
                In real time: the tuple \(real.tuple) ms, the group \(real.group) ms.
             """,
             ja: """
-            2) a: 300 ms、b: 10 ms 後に投げる、c: 50 ms。呼び出し側が .offline を受け取った時刻（仮想時間）:
+            2) a: 300 ms、b: 10 ms 後に投げる、c: 50 ms。呼び出し元が .offline を受け取った時刻（仮想時間）:
                `try await (a, b, c)`      \(seen.asyncLetTuple) ms
                `try await (b, a, c)`      \(seen.asyncLetFailingFirst) ms
                エラーを投げるタスクグループ  \(seen.taskGroup) ms（a と c は CancellationError）

@@ -87,8 +87,8 @@ extension Chapter06 {
         knobs: [.init("repeats", default: 50, range: 1...500, help: Localized("real-time runs to tally", ja: "数える実時間の実行回数"))],
         prediction: .init(
             question: Localized(
-                "Two tasks iterate one AsyncStream; the producer yields 1…6. What do they get? A) both get 1…6, B) they split the values between them, C) a crash",
-                ja: "2 つのタスクが 1 つの AsyncStream を回し、生産者が 1…6 を送ります。受け取るのは？ A) 両方が 1…6、B) 2 つで値を分け合う、C) クラッシュ"),
+                "Two tasks iterate one AsyncStream; the producer yields 1…6. What do they get?\n  A) both get 1…6\n  B) they split the values between them\n  C) a crash",
+                ja: "2 つのタスクが 1 つの AsyncStream を回し、生産者が 1…6 を送ります。受け取るのは？\n  A) 両方が 1…6\n  B) 2 つで値を分け合う\n  C) クラッシュ"),
             explanation: Localized(
                 "B. An AsyncStream has one buffer and hands each value to one waiting `next()`. With two iterators the values are shared out — which goes where depends on who is waiting. To give every consumer every value, give each its own stream.",
                 ja: "B です。AsyncStream のバッファは 1 つで、各値を待っている `next()` の 1 つに渡します。イテレータが 2 つあると値は分配され、どちらに行くかは、その時に誰が待っているかで決まります。すべての消費者にすべての値を渡すには、それぞれにストリームを用意します。"),
