@@ -43,4 +43,6 @@ public let exerciseRegistrations: [CheckRegistration] = [
           reference: { DebounceCheck.run { Solutions.SearchViewModel(search: $0, screen: $1, interval: $2) } }),
     .init("BankAccountActor", properties: BankAccountActorCheck.properties, learner: { BankAccountActorCheck.run(Exercises.BankAccount.self) },
           reference: { BankAccountActorCheck.run(Solutions.BankAccount.self) }),
+    .init("MainActorViewModel", properties: MainActorViewModelCheck.properties, learner: { MainActorViewModelCheck.run { Exercises.ProfileViewModel(client: $0, screen: $1) } },
+          reference: { MainActorViewModelCheck.run { Solutions.ProfileViewModel(client: $0, screen: $1) } }),
 ]

@@ -174,6 +174,33 @@ NOT_CHECKED_BY_TSAN int clock_gettime(clockid_t clock, struct timespec *time) {
     return result;
 }
 
+// On Apple platforms the main queue and the main actor are one serial executor. Under the explorer
+// on Linux the main actor's jobs run on the explorer's lanes, each acquiring and releasing one
+// address for ThreadSanitizer (`Lane.mainActorOrder`), while the runner's main thread drains the
+// main queue: each drain is ordered on the same address, so code that reaches the main actor
+// through `DispatchQueue.main` is told apart from a race as it would be on a Mac.
+static const void *main_actor_order;
+void workbook_explorer_set_main_actor_order(const void *address) { __atomic_store_n(&main_actor_order, address, __ATOMIC_RELAXED); }
+
+typedef void (*annotation)(const char *file, int line, const volatile void *address);
+void _dispatch_main_queue_callback_4CF(void *message);
+INTERCEPTORS(_dispatch_main_queue_callback_4CF)
+
+void _dispatch_main_queue_callback_4CF(void *message) {
+    static annotation after, before;
+    static int looked_up;
+    if (!__atomic_load_n(&looked_up, __ATOMIC_ACQUIRE)) {  // the main thread only: no race
+        after = (annotation)dlsym(RTLD_DEFAULT, "AnnotateHappensAfter");
+        before = (annotation)dlsym(RTLD_DEFAULT, "AnnotateHappensBefore");
+        __atomic_store_n(&looked_up, 1, __ATOMIC_RELEASE);
+    }
+    const void *order = __atomic_load_n(&main_actor_order, __ATOMIC_RELAXED);
+    if (order && after) after(NULL, 0, order);
+    FORWARD(_dispatch_main_queue_callback_4CF);
+    real(message);
+    if (order && before) before(NULL, 0, order);
+}
+
 NOT_CHECKED_BY_TSAN int workbook_explorer_runtime_clock_readings(int runtime_clock, int64_t *nanoseconds, int capacity) {
     int clock = runtime_clock == 1 ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;  // as `swift_get_time` reads them
     unsigned next = __atomic_load_n(&readings_next, __ATOMIC_RELAXED);
@@ -188,6 +215,7 @@ NOT_CHECKED_BY_TSAN int workbook_explorer_runtime_clock_readings(int runtime_clo
 }
 #else
 void workbook_explorer_drive_jobs(workbook_explorer_job_taker new_taker) { (void)new_taker; }
+void workbook_explorer_set_main_actor_order(const void *address) { (void)address; }  // one executor there
 int workbook_explorer_runtime_clock_readings(int runtime_clock, int64_t *nanoseconds, int capacity) {
     (void)runtime_clock; (void)nanoseconds; (void)capacity;
     return 0;

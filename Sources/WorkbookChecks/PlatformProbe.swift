@@ -55,6 +55,7 @@ public enum PlatformProbes {
         "CombineLatest": CombineLatestCheck.platformProbes,
         "Debounce": DebounceCheck.platformProbes,
         "BankAccountActor": BankAccountActorCheck.platformProbes,
+        "MainActorViewModel": MainActorViewModelCheck.platformProbes,
     ]
 
     /// "on this platform 2 checks could not run: a; b" — for the "done" line.

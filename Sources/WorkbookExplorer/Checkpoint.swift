@@ -1,3 +1,4 @@
+import Dispatch
 import ExplorerDispatchInterposer
 /// Labels a point in code under exploration; a failure report names, for every step, the
 /// checkpoints passed, and for every waiting task the last one it passed.
@@ -38,4 +39,19 @@ public var isExploring: Bool { DriverThread.current != nil }
 public var isRunningOnMainActor: Bool? {
     guard DriverThread.current != nil else { return nil }
     return workbook_explorer_running_main_actor_job()
+}
+
+/// Suspends the calling task until the main queue has run what was queued on it so far — work
+/// sent with `DispatchQueue.main.async` runs outside the run, on the main thread. Under the
+/// explorer the block queued here resumes the task only once the run has nothing else to do and
+/// waits for it: resumed any sooner, the task could go on without suspending, and a replay of
+/// the same schedule would take other steps.
+public func mainQueueDrained() async {
+    let run = DriverThread.current
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        DispatchQueue.main.async {
+            run?.waitUntilAwaitingForeignWork(seconds: 2)
+            done.resume()
+        }
+    }
 }

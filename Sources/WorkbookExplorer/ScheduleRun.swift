@@ -183,6 +183,13 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
     /// Whether the driver has nothing to run and is waiting for work from another thread.
     var isAwaitingForeignWork: Bool { locked { awaitingForeignWork } }
 
+    /// Returns once the driver has nothing to run and waits for work from another thread, or
+    /// after `seconds` (any thread but the run's).
+    func waitUntilAwaitingForeignWork(seconds: Double) {
+        let start = Date()
+        while !isAwaitingForeignWork, Date().timeIntervalSince(start) < seconds { usleep(200) }
+    }
+
     /// Whether `job` is one of this run's tasks.
     func owns(_ job: UnownedJob) -> Bool {
         locked {
@@ -353,9 +360,13 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
             let name = running.flatMap { key in names[key] ?? locked { namedOnArrival[key] } }
             lanes.run(job, task: task, named: name, on: executor, isolatedToMain: onMainActor, for: self)
         } else if onMainActor {
+            // Ordered with the main queue's drains on the main thread, as on Apple platforms.
+            workbook_explorer_set_main_actor_order(TaskLanes.mainActorOrder)
+            RaceDetector.happensAfter(address: TaskLanes.mainActorOrder)
             workbook_explorer_set_main_actor_job(true)
             job.runSynchronously(isolatedTo: MainActor.sharedUnownedExecutor, taskExecutor: executor)
             workbook_explorer_set_main_actor_job(false)
+            RaceDetector.happensBefore(address: TaskLanes.mainActorOrder)
         } else {
             job.runSynchronously(on: executor)
         }

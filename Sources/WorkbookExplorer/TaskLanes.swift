@@ -14,8 +14,12 @@ final class TaskLanes: @unchecked Sendable {  // driver thread only; lanes hand 
     private var lanes: [UInt64: Lane] = [:]
     private var others: [Lane] = []
 
+    /// The address main-actor jobs are ordered on for ThreadSanitizer (`Lane.mainActorOrder`).
+    static var mainActorOrder: UnsafeRawPointer { Lane.mainActorOrder }
+
     init() {
         workbook_explorer_filter_runtime_releases(false)  // installs the filter, on the driver thread
+        workbook_explorer_set_main_actor_order(Lane.mainActorOrder)
     }
 
     /// Runs `job` on the lane of `task` (a lane of its own when `task` is 0: an actor's drain)
@@ -93,6 +97,7 @@ private final class Lane: @unchecked Sendable {  // `pending` and `done` under `
 
     private static let pool = QuietLocked<[Lane]>([])
     /// What orders the main actor's jobs one after another for ThreadSanitizer.
+    /// The address main-actor jobs are ordered on for ThreadSanitizer (main-queue drains too, Linux).
     static var mainActorOrder: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(ExplorerMainActor.shared).toOpaque()) }
 
     static func take() -> Lane {

@@ -78,3 +78,7 @@ import Testing
 @Suite(.serialized) struct BankAccountActor {
     @Test("07-actors/BankAccountActor: your answer") func yourAnswer() async { await ExerciseRun.verdict("BankAccountActor") }
 }
+
+@Suite(.serialized) struct MainActorViewModel {
+    @Test("07-actors/MainActorViewModel: your answer") func yourAnswer() async { await ExerciseRun.verdict("MainActorViewModel") }
+}

@@ -26,6 +26,9 @@ const void *workbook_explorer_current_run(void);
 /// Whether the calling lane thread is running a job isolated to the main actor (set by the lane).
 void workbook_explorer_set_main_actor_job(bool running);
 bool workbook_explorer_running_main_actor_job(void);
+/// The address main-actor jobs are ordered on for ThreadSanitizer; main-queue drains are ordered
+/// on it too (Linux).
+void workbook_explorer_set_main_actor_order(const void *address);
 
 /// While the calling thread runs a job on one of the explorer's lanes (`on`), the Swift
 /// runtime's releases (`_swift_tsan_release`) on static storage are not passed to

@@ -114,25 +114,45 @@ actor TransferWithoutCheck: BankAccountProtocol {
     }
 }
 
-/// Each deposit made in a `Task {}` inside the actor method: on the actor, but after the call returns.
-actor DepositInTask: BankAccountProtocol {
+/// The withdrawal itself made in a `Task {}` inside the actor method: the task runs on the
+/// actor, but after calls already waiting there — which pass the same balance check.
+actor WithdrawInTask: BankAccountProtocol {
     let id: Int
     let owner: String
     private(set) var balance: Int
     init(id: Int, owner: String, balance: Int) { (self.id, self.owner, self.balance) = (id, owner, balance) }
     nonisolated var description: String { "Account #\(id) (\(owner))" }
-    func deposit(_ amount: Int) {
-        Task { self.add(amount) }
+    func deposit(_ amount: Int) { balance += amount }
+    func withdraw(_ amount: Int) -> Bool {
+        guard amount <= balance else { return false }
+        Task { self.take(amount) }
+        return true
     }
-    private func add(_ amount: Int) { balance += amount }
+    private func take(_ amount: Int) { balance -= amount }
+    func transfer(_ amount: Int, to other: WithdrawInTask) async -> Bool {
+        guard withdraw(amount) else { return false }
+        await other.deposit(amount)
+        return true
+    }
+}
+
+/// The other account's deposit made in a `Task {}` inside `transfer`: on this actor first, then
+/// a hop — `transfer` returns before the money arrives.
+actor TransferDepositsInTask: BankAccountProtocol {
+    let id: Int
+    let owner: String
+    private(set) var balance: Int
+    init(id: Int, owner: String, balance: Int) { (self.id, self.owner, self.balance) = (id, owner, balance) }
+    nonisolated var description: String { "Account #\(id) (\(owner))" }
+    func deposit(_ amount: Int) { balance += amount }
     func withdraw(_ amount: Int) -> Bool {
         guard amount <= balance else { return false }
         balance -= amount
         return true
     }
-    func transfer(_ amount: Int, to other: DepositInTask) async -> Bool {
+    func transfer(_ amount: Int, to other: TransferDepositsInTask) -> Bool {
         guard withdraw(amount) else { return false }
-        await other.deposit(amount)
+        Task { await other.deposit(amount) }
         return true
     }
 }

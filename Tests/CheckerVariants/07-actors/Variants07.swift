@@ -18,8 +18,11 @@ let variants07: [VariantRegistration] = [
     .init("BankAccountActor.transferWithoutCheck", "transfer takes the money whatever the balance", breaks: BankAccountActorCheck.overdrawn) {
         BankAccountActorCheck.run(TransferWithoutCheck.self)
     },
-    .init("BankAccountActor.depositInTask", "deposit adds in a Task {} created inside the actor method", breaks: BankAccountActorCheck.appliedOnReturn) {
-        BankAccountActorCheck.run(DepositInTask.self)
+    .init("BankAccountActor.withdrawInTask", "withdraw takes the money in a Task {} created inside the actor method", breaks: BankAccountActorCheck.overdrawn) {
+        BankAccountActorCheck.run(WithdrawInTask.self)
+    },
+    .init("BankAccountActor.transferDepositsInTask", "transfer sends the other deposit off in a Task {} created inside the actor method", breaks: BankAccountActorCheck.appliedOnReturn) {
+        BankAccountActorCheck.run(TransferDepositsInTask.self)
     },
     .init("BankAccountActor.transferDepositsDetached", "transfer sends the other deposit off in a Task.detached", breaks: BankAccountActorCheck.appliedOnReturn) {
         BankAccountActorCheck.run(TransferDepositsDetached.self)
@@ -35,5 +38,36 @@ let variants07: [VariantRegistration] = [
     },
     .init("BankAccountActor.takesThenSends", "a correct answer: nonisolated lets, transfer takes before its one await", breaks: passesTheCheck) {
         BankAccountActorCheck.run(TakesThenSends.self)
+    },
+    // MainActorViewModel
+    .init("MainActorViewModel.slidesTask", "the story's Task {} made in the completion: not on the main actor", breaks: MainActorViewModelCheck.onMainActor) {
+        MainActorViewModelCheck.run { SlidesTask(client: $0, screen: $1) }
+    },
+    .init("MainActorViewModel.directFromCompletion", "the screen changed straight from the completion: off the main actor in some schedules", breaks: MainActorViewModelCheck.onMainActor) {
+        MainActorViewModelCheck.run { DirectFromCompletion(client: $0, screen: $1) }
+    },
+    .init("MainActorViewModel.assumesMainActor", "MainActor.assumeIsolated in the completion: traps when the client answers later", breaks: VerdictProperty.crash) {
+        MainActorViewModelCheck.run { AssumesMainActor(client: $0, screen: $1) }
+    },
+    .init("MainActorViewModel.showsEveryAnswer", "no newest-load check: the older answer shown last", breaks: MainActorViewModelCheck.newestWins) {
+        MainActorViewModelCheck.run { ShowsEveryAnswer(client: $0, screen: $1) }
+    },
+    .init("MainActorViewModel.ignoresFailure", "only .success handled", breaks: MainActorViewModelCheck.failureShown) {
+        MainActorViewModelCheck.run { IgnoresFailure(client: $0, screen: $1) }
+    },
+    .init("MainActorViewModel.failureOffMain", "the failure shown straight from the completion", breaks: MainActorViewModelCheck.onMainActor) {
+        MainActorViewModelCheck.run { FailureOffMain(client: $0, screen: $1) }
+    },
+    .init("MainActorViewModel.showsTwice", "a main-actor hop and a main-queue block both show", breaks: MainActorViewModelCheck.shownOnce) {
+        MainActorViewModelCheck.run { ShowsTwice(client: $0, screen: $1) }
+    },
+    .init("MainActorViewModel.numbersBeforeCounting", "the load number taken before the count: no answer is the newest", breaks: MainActorViewModelCheck.shownOnce) {
+        MainActorViewModelCheck.run { NumbersBeforeCounting(client: $0, screen: $1) }
+    },
+    .init("MainActorViewModel.asyncWrapper", "a correct answer: an async wrapper awaited in a task that inherits the main actor", breaks: passesTheCheck) {
+        MainActorViewModelCheck.run { AsyncWrapper(client: $0, screen: $1) }
+    },
+    .init("MainActorViewModel.mainQueueThenAssume", "a correct answer: the main queue, then MainActor.assumeIsolated", breaks: passesTheCheck) {
+        MainActorViewModelCheck.run { MainQueueThenAssume(client: $0, screen: $1) }
     },
 ]
