@@ -45,4 +45,6 @@ public let exerciseRegistrations: [CheckRegistration] = [
           reference: { BankAccountActorCheck.run(Solutions.BankAccount.self) }),
     .init("MainActorViewModel", properties: MainActorViewModelCheck.properties, learner: { MainActorViewModelCheck.run { Exercises.ProfileViewModel(client: $0, screen: $1) } },
           reference: { MainActorViewModelCheck.run { Solutions.ProfileViewModel(client: $0, screen: $1) } }),
+    .init("SharedTokenStore", properties: SharedTokenStoreCheck.properties, learner: { SharedTokenStoreCheck.run { Exercises.TokenApp(server: $0) } },
+          reference: { SharedTokenStoreCheck.run { Solutions.TokenApp(server: $0) } }),
 ]

@@ -56,6 +56,7 @@ public enum PlatformProbes {
         "Debounce": DebounceCheck.platformProbes,
         "BankAccountActor": BankAccountActorCheck.platformProbes,
         "MainActorViewModel": MainActorViewModelCheck.platformProbes,
+        "SharedTokenStore": SharedTokenStoreCheck.platformProbes,
     ]
 
     /// "on this platform 2 checks could not run: a; b" — for the "done" line.

@@ -82,3 +82,7 @@ import Testing
 @Suite(.serialized) struct MainActorViewModel {
     @Test("07-actors/MainActorViewModel: your answer") func yourAnswer() async { await ExerciseRun.verdict("MainActorViewModel") }
 }
+
+@Suite(.serialized) struct SharedTokenStore {
+    @Test("07-actors/SharedTokenStore: your answer") func yourAnswer() async { await ExerciseRun.verdict("SharedTokenStore") }
+}

@@ -70,4 +70,29 @@ let variants07: [VariantRegistration] = [
     .init("MainActorViewModel.mainQueueThenAssume", "a correct answer: the main queue, then MainActor.assumeIsolated", breaks: passesTheCheck) {
         MainActorViewModelCheck.run { MainQueueThenAssume(client: $0, screen: $1) }
     },
+    // SharedTokenStore
+    .init("SharedTokenStore.storePerTab", "the starting code: a store per tab", breaks: SharedTokenStoreCheck.freshToken) {
+        SharedTokenStoreCheck.run { StorePerTab(server: $0) }
+    },
+    .init("SharedTokenStore.globalStore", "one store in a global, made by the first app", breaks: Property.freshState) {
+        SharedTokenStoreCheck.run { GlobalStore(server: $0) }
+    },
+    .init("SharedTokenStore.cachesFirstToken", "each client keeps the first token it read", breaks: SharedTokenStoreCheck.freshToken) {
+        SharedTokenStoreCheck.run { CachesFirstToken(server: $0) }
+    },
+    .init("SharedTokenStore.refreshInTask", "refreshToken() starts the refresh in a Task {} and returns", breaks: SharedTokenStoreCheck.freshToken) {
+        SharedTokenStoreCheck.run { RefreshInTask(server: $0) }
+    },
+    .init("SharedTokenStore.tellsOthersLater", "a store per tab; a refresh tells the others from a Task.detached", breaks: SharedTokenStoreCheck.freshToken) {
+        SharedTokenStoreCheck.run { TellsOthersLater(server: $0) }
+    },
+    .init("SharedTokenStore.unlockedStore", "one class store, no lock, @unchecked Sendable", breaks: VerdictProperty.dataRace) {
+        SharedTokenStoreCheck.run { UnlockedStoreApp(server: $0) }
+    },
+    .init("SharedTokenStore.ownsOneStore", "a correct answer: a final class app owns the one store", breaks: passesTheCheck) {
+        SharedTokenStoreCheck.run { OwnsOneStore(server: $0) }
+    },
+    .init("SharedTokenStore.globalActorStore", "a correct answer: the app's one store isolated to a global actor", breaks: passesTheCheck) {
+        SharedTokenStoreCheck.run { GlobalActorStore(server: $0) }
+    },
 ]
