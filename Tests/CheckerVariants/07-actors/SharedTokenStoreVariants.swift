@@ -186,3 +186,44 @@ struct GlobalActorStore: TokenAppProtocol {
     init(server: AuthServer) { (self.server, store) = (server, Store(server: server)) }
     func makeClient(tab: Int) -> any APIClientProtocol { Client(tab: tab, server: server, store: store) }
 }
+
+/// One store per tab, kept in a dictionary so a tab gets its own store back: still one per tab.
+final class StorePerTabKept: TokenAppProtocol {
+    let server: AuthServer
+    let stores = Mutex<[Int: VariantTokenStore]>([:])
+    init(server: AuthServer) { self.server = server }
+    func makeClient(tab: Int) -> any APIClientProtocol {
+        let store = stores.withLock { stores in
+            if let kept = stores[tab] { return kept }
+            let made = VariantTokenStore(server: server)
+            stores[tab] = made
+            return made
+        }
+        return StoreClient(tab: tab, server: server, store: store)
+    }
+}
+
+/// A refresh makes a new store and puts it in the app: clients made before keep the old one.
+final class NewStoreOnRefresh: TokenAppProtocol {
+    actor Store {
+        let token: Token
+        init(_ token: Token) { self.token = token }
+    }
+    struct Client: APIClientProtocol {
+        let tab: Int
+        let app: NewStoreOnRefresh
+        let store: Store
+        func send(_ path: String) async -> String { await app.server.send(path, tab: tab, token: store.token) }
+        func refreshToken() async {
+            let fresh = await app.server.refreshToken()
+            app.current.withLock { $0 = Store(fresh) }
+        }
+    }
+    let server: AuthServer
+    let current: Mutex<Store>
+    init(server: AuthServer) {
+        self.server = server
+        current = Mutex(Store(server.firstToken))
+    }
+    func makeClient(tab: Int) -> any APIClientProtocol { Client(tab: tab, app: self, store: current.withLock { $0 }) }
+}

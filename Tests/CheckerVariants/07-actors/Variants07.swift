@@ -89,6 +89,12 @@ let variants07: [VariantRegistration] = [
     .init("SharedTokenStore.unlockedStore", "one class store, no lock, @unchecked Sendable", breaks: VerdictProperty.dataRace) {
         SharedTokenStoreCheck.run { UnlockedStoreApp(server: $0) }
     },
+    .init("SharedTokenStore.storePerTabKept", "a store per tab, kept in a dictionary by tab", breaks: SharedTokenStoreCheck.freshToken) {
+        SharedTokenStoreCheck.run { StorePerTabKept(server: $0) }
+    },
+    .init("SharedTokenStore.newStoreOnRefresh", "a refresh puts a new store in the app; older clients keep the old one", breaks: SharedTokenStoreCheck.freshToken) {
+        SharedTokenStoreCheck.run { NewStoreOnRefresh(server: $0) }
+    },
     .init("SharedTokenStore.ownsOneStore", "a correct answer: a final class app owns the one store", breaks: passesTheCheck) {
         SharedTokenStoreCheck.run { OwnsOneStore(server: $0) }
     },
