@@ -1,7 +1,8 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-/// Every target is compiled in the Swift 6 language mode (the tools version sets it).
+/// Every target is compiled in the Swift 6 language mode (the tools version sets it), except
+/// `Ch07LegacyLibrary`, which plays a library written before strict concurrency (Swift 5 mode).
 let package = Package(
     name: "swift-concurrency-workbook",
     platforms: [.macOS(.v15)],
@@ -12,6 +13,7 @@ let package = Package(
         .executable(name: "ch04-async-await", targets: ["ch04-async-await"]),
         .executable(name: "ch05-continuations", targets: ["ch05-continuations"]),
         .executable(name: "ch06-streams", targets: ["ch06-streams"]),
+        .executable(name: "ch07-actors", targets: ["ch07-actors"]),
         .executable(name: "workbook", targets: ["workbook"]),
     ],
     targets: [
@@ -68,6 +70,10 @@ let package = Package(
         .executableTarget(name: "ch04-async-await", dependencies: ["WorkbookCore", "WorkbookExplorer", "ExerciseKit"]),
         .executableTarget(name: "ch05-continuations", dependencies: ["WorkbookCore", "WorkbookExplorer"]),
         .executableTarget(name: "ch06-streams", dependencies: ["WorkbookCore", "WorkbookExplorer"]),
+        .executableTarget(name: "ch07-actors", dependencies: ["WorkbookCore", "WorkbookExplorer", "Ch07LegacyLibrary"]),
+        // Chapter 07's library written before strict concurrency: Swift 5 mode, minimal checking. Its
+        // callbacks cross into the chapter's Swift 6 code, where the dynamic isolation checks sit.
+        .target(name: "Ch07LegacyLibrary", swiftSettings: [.swiftLanguageMode(.v5)]),
         // `swift run workbook`: progress, check, hint, reset, solution, progress, session.
         .executableTarget(name: "workbook", dependencies: ["WorkbookCore", "WorkbookChecks"]),
         // `swift run -c release explorer-benchmark`: schedules per second.
@@ -90,6 +96,18 @@ let package = Package(
         // The rules that find English words in Japanese output, shared by the chapter and report tests.
         .target(name: "JapaneseTextRules", path: "Tests/JapaneseTextRules"),
         .testTarget(name: "CheckerTests", dependencies: ["WorkbookChecks", "ExerciseKit", "WorkbookExplorer", "JapaneseTextRules"]),
-        .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "WorkbookExplorer", "ch01-gcd", "ch02-operations", "ch03-threads", "ch04-async-await", "ch05-continuations", "ch06-streams", "ExerciseKit", "JapaneseTextRules"]),
+        .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "WorkbookExplorer", "ch01-gcd", "ch02-operations", "ch03-threads", "ch04-async-await", "ch05-continuations", "ch06-streams", "ch07-actors", "ExerciseKit", "JapaneseTextRules"]),
     ]
 )
+
+// Chapter 07's target compiled with the defaults of a new Xcode 26 app target: default main-actor
+// isolation (SE-0466) and `NonisolatedNonsendingByDefault` (SE-0461), both Swift 6.2. Only where the
+// compiler has them: with Swift 6.0 or 6.1 the target does not exist and the chapter says so.
+// PackageDescription 6.0 has no `.defaultIsolation` (that is 6.2 API), so the flag is passed as is.
+#if compiler(>=6.2)
+package.targets.append(.target(name: "Ch07XcodeDefaults", swiftSettings: [
+    .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+    .unsafeFlags(["-default-isolation", "MainActor"]),
+]))
+package.targets.first { $0.name == "ch07-actors" }?.dependencies.append("Ch07XcodeDefaults")
+#endif

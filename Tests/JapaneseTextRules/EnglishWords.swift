@@ -24,7 +24,7 @@ public enum EnglishWords {
     public static let allowed: Set<String> = [
         // Lane names, and Swift or Foundation names a sentence uses as they are.
         "main", "sync", "async", "await", "wait", "notify", "nice", "true", "false", "nil",
-        "Thread", "Operation", "Task", "Foundation", "Linux", "Apple", "Swift", "swift", "libdispatch", "Instruments",
+        "Thread", "Operation", "Task", "Foundation", "Linux", "Apple", "Swift", "swift", "libdispatch", "Instruments", "Xcode",
         // The operations of chapter 2's start() lesson, by their names in its code.
         "upload", "compress",
         // Names of the steps the lessons' code prints (chapter 2's pipelines).

@@ -1,0 +1,2 @@
+import WorkbookCore
+Chapter07.chapter.main()
