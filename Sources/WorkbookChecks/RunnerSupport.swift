@@ -59,6 +59,12 @@ public enum RunnerMain {
         run(program: program,
             listing: exercises.map(\.id),
             properties: exercises.map { ($0.id, $0.properties) },
+            // A learner meets this through `replay Name C:TOKEN` in a chapter program, or the
+            // `swift run exercise-runner …` a report prints: the exercises, as they know them.
+            unknown: { name in
+                Localized("no exercise named '\(name)' (`swift run workbook` lists the exercises)",
+                          ja: "'\(name)' という名前の演習はありません（演習の一覧は `swift run workbook`）")
+            },
             checks: Dictionary(uniqueKeysWithValues: exercises.map { registration in
                 (registration.id, { @Sendable (reference: Bool) -> CheckResult? in reference ? registration.reference() : registration.learner() })
             }))
@@ -74,6 +80,7 @@ public enum RunnerMain {
     }
 
     public static func run(program: String, listing: [String], properties: [(exercise: String, properties: [Property])] = [],
+                           unknown: ((String) -> Localized)? = nil,
                            checks: [String: @Sendable (Bool) -> CheckResult?]) -> Never {
         RunnerReexec.ensureRunnerEnvironment()
         let options: RunnerOptions
@@ -106,8 +113,9 @@ public enum RunnerMain {
             exit(RunnerProtocol.usageExitCode)
         }
         guard let check = checks[name] else {
-            Console.error("\(program): " + Localized("no check named '\(name)' (\(program) --list shows them)",
-                                                     ja: "'\(name)' という名前のチェックはありません（\(program) --list で一覧）").text(options.language))
+            let message = unknown?(name) ?? Localized("no check named '\(name)' (\(program) --list shows them)",
+                                                      ja: "'\(name)' という名前のチェックはありません（\(program) --list で一覧）")
+            Console.error("\(program): " + message.text(options.language))
             exit(RunnerProtocol.usageExitCode)
         }
         // Resolve TSan's entry points now, before any other thread exists: the first resolution

@@ -32,8 +32,10 @@ public struct Chapter: Sendable {
         do {
             options = try ChapterOptions.parse(arguments)
         } catch {
-            let language = Language.fromEnvironment()
-            let hint = Localized("Run '\(executable) --help' for the options.", ja: "オプションは '\(executable) --help' で確認できます。")
+            // `--lang` may come after the mistake: read it from the arguments as they are.
+            let asked = arguments.firstIndex(of: "--lang").flatMap { arguments.indices.contains($0 + 1) ? Language(rawValue: arguments[$0 + 1]) : nil }
+            let language = asked ?? Language.fromEnvironment()
+            let hint = Localized("`swift run \(executable) --help` lists the options.", ja: "オプションの一覧は `swift run \(executable) --help` で確認できます。")
             writeError("\(executable): \(error.message.text(language))\n\(hint.text(language))")
             exit(2)
         }

@@ -10,7 +10,8 @@ extension Entity {
         case let .named(name): BilingualLabel.japanese(name)
         case .actor: "アクター"
         case let .timer(owner): owner.map { "タイマー（\($0.localized.ja)）" } ?? "タイマー"
-        case let .onMainActor(entity): "\(entity.localized.ja)（メインアクター上）"
+        // Short, as a lane's name must be (the English says "on MainActor").
+        case let .onMainActor(entity): "\(entity.localized.ja)（MainActor）"
         }
         return Localized(description, ja: ja)
     }
@@ -77,10 +78,14 @@ extension ScheduleReport {
         return runsOfSteps.flatMap { run in
             run.prefix(1) + run.dropFirst().filter { !$0.checkpoints.isEmpty }
         }.enumerated().map { index, step in
-            let label = step.checkpoints.isEmpty ? runs : step.checkpoints(in: language).joined(separator: "; ")
+            let label = step.checkpoints.isEmpty ? runs : step.checkpoints(in: language).joined(separator: Self.labelSeparator.text(language))
             return Trace.Event(sequence: index, time: UInt64(step.number), lane: step.who.localized.text(language), label: label, kind: .point)
         }
     }
+
+    /// What joins the labels of the checkpoints one step passed: `a; b`, `あ／い` (a Japanese
+    /// label may hold a 、 of its own).
+    public static let labelSeparator = Localized("; ", ja: "／")
 
     /// The steps in runs a learner reads as one: consecutive steps of one task, the default
     /// scheduler's choice after the first, none but the last passing a checkpoint. A task takes
@@ -99,6 +104,21 @@ extension ScheduleReport {
         if start < steps.endIndex { runs.append(steps[start...]) }
         return runs
     }
+
+    /// What ran outside the explorer's control (`uncontrolled`), in `language`. The explorer
+    /// says it in English, or in both languages (`BilingualLabel`); the phrases it says in
+    /// English only are said in Japanese here (one not known here stays as it is).
+    public func uncontrolled(in language: Language) -> [String] {
+        uncontrolled.map { said in
+            if said.contains(BilingualLabel.separator) { return Localized(bilingual: said).text(language) }
+            return (Self.uncontrolledInJapanese[said].map { Localized(said, ja: $0) } ?? .verbatim(said)).text(language)
+        }
+    }
+
+    static let uncontrolledInJapanese = [
+        "a job was enqueued from another thread (a callback on a Dispatch queue, the main actor, or a thread of your own)":
+            "別のスレッドからジョブが投入された（`DispatchQueue` のコールバック、メインアクター、自分で作ったスレッド）",
+    ]
 
     /// For a deadlock: each task left waiting, and the last checkpoint it passed.
     public var whoWaited: Localized {

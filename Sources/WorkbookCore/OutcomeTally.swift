@@ -52,15 +52,19 @@ public struct OutcomeTally: Sendable {
     /// How many runs ended in a forbidden outcome.
     public var forbiddenCount: Int { outcomes.filter { verdict(of: $0.outcome) == .forbidden }.reduce(0) { $0 + $1.count } }
 
-    /// The table, most frequent outcome first.
+    /// The table, most frequent outcome first, no wider than the terminal: the count, share and
+    /// verdict columns take what they need, and an outcome longer than the room left is wrapped
+    /// inside its column.
     public func render(terminal: Terminal, language: Language) -> String {
         let header = (Localized("outcome", ja: "結果").text(language), Localized("count", ja: "回数").text(language),
                       Localized("share", ja: "割合").text(language), Localized("verdict", ja: "判定").text(language))
         let rows = outcomes.sorted { $0.count > $1.count }
         // An outcome may be given in two languages (`BilingualLabel`).
         func shown(_ outcome: String) -> String { language == .ja ? BilingualLabel.japanese(outcome) : BilingualLabel.english(outcome) }
-        let outcomeWidth = max(displayWidth(header.0), rows.map { displayWidth(shown($0.outcome)) }.max() ?? 0)
         let countWidth = max(displayWidth(header.1), String(total).count)
+        let verdictWidth = max(displayWidth(header.3), rows.map { displayWidth(verdict(of: $0.outcome).label.text(language)) }.max() ?? 0)
+        let room = max(12, terminal.width - (2 + 2 + countWidth + 2 + 7 + 2 + verdictWidth))
+        let outcomeWidth = max(displayWidth(header.0), min(room, rows.map { displayWidth(shown($0.outcome)) }.max() ?? 0))
         var lines = ["  " + padded(header.0, to: outcomeWidth) + "  " + padded(header.1, to: countWidth) + "  " + padded(header.2, to: 7) + "  " + header.3]
         for row in rows {
             let verdict = verdict(of: row.outcome)
@@ -73,7 +77,9 @@ public struct OutcomeTally: Sendable {
             case .forbidden: verdictText = terminal.paint(verdictText, .red)
             }
             let countText = String(repeating: " ", count: max(0, countWidth - String(row.count).count)) + String(row.count)
-            lines.append("  " + padded(shown(row.outcome), to: outcomeWidth) + "  " + countText + "  " + padded(shareText, to: 7) + "  " + verdictText)
+            let outcome = wrap(shown(row.outcome), width: outcomeWidth)
+            lines.append("  " + padded(outcome[0], to: outcomeWidth) + "  " + countText + "  " + padded(shareText, to: 7) + "  " + verdictText)
+            lines += outcome.dropFirst().map { "  " + $0 }
         }
         return lines.joined(separator: "\n")
     }

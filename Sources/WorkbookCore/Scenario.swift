@@ -138,8 +138,10 @@ public enum KnobError: Error, Equatable {
 
     public var message: Localized {
         switch self {
+        case let .unknown(name, known) where known.isEmpty:
+            return Localized("unknown knob '\(name)': this scenario has no knobs", ja: "不明なパラメータ '\(name)': このシナリオにはパラメータがありません")
         case let .unknown(name, known):
-            let list = known.isEmpty ? "-" : known.joined(separator: ", ")
+            let list = known.joined(separator: ", ")
             return Localized("unknown knob '\(name)' (knobs: \(list))", ja: "不明なパラメータ '\(name)'（パラメータ: \(list)）")
         case let .outOfRange(knob, value, range):
             return Localized(
@@ -180,11 +182,14 @@ public final class ScenarioContext: Sendable {
         return value
     }
 
-    /// Prints a line in the learner's language.
     /// Prints a sentence in the learner's language, wrapped to the terminal (an indented line
     /// keeps its indent on every line).
+    ///
+    /// Japanese loses the spaces a sentence built from pieces leaves beside a full-width bracket
+    /// (`tidyJapaneseSpacing`).
     public func say(_ text: Localized) {
-        let lines = text.text(language).split(separator: "\n", omittingEmptySubsequences: false).flatMap { line in
+        let said = language == .ja ? tidyJapaneseSpacing(text.ja) : text.en
+        let lines = said.split(separator: "\n", omittingEmptySubsequences: false).flatMap { line in
             let indent = String(line.prefix { $0 == " " })
             return wrap(String(line.dropFirst(indent.count)), prefix: indent, width: terminal.width)
         }

@@ -4,6 +4,10 @@ import Foundation
 /// failure report printed, with the learner's code as `exercise-runner` was last built.
 extension Session {
     func replayExercise(_ name: String, _ argument: String) {
+        if let unknown = unknownExercise(name) {
+            writeWrapped(t(unknown))
+            return
+        }
         let command = "swift run exercise-runner \(name) --replay \(argument)"
         let runner: URL
         switch ChildProcess.locate(named: "exercise-runner") {
@@ -44,7 +48,11 @@ extension Session {
             write(t(Localized("\(name) is not started: your file still has `todo()`. Write your answer first.",
                               ja: "\(name) は未着手です。ファイルに `todo()` が残っています。先に解答を書きましょう。")))
         case .exited(2):
-            write(outcome.standardError.trimmingCharacters(in: .whitespacesAndNewlines))
+            // A usage error, said by the runner: without its name, which means nothing here.
+            let said = outcome.standardError.trimmingCharacters(in: .whitespacesAndNewlines)
+            writeWrapped(said.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+                line.hasPrefix("\(runner.lastPathComponent): ") ? String(line.dropFirst(runner.lastPathComponent.count + 2)) : String(line)
+            }.joined(separator: "\n"))
         default:
             // A crash on that schedule: the runtime's own words, as the check's report gives them.
             let said = outcome.standardError.split(separator: "\n").map(String.init)
@@ -55,6 +63,31 @@ extension Session {
                               ja: "リプレイはそのスケジュールで、チェックのときと同じようにクラッシュしました（\(how.ja)）:")))
             for line in said.prefix(4) { write("  " + line) }
         }
+    }
+
+    /// Why `name` names no exercise, in this chapter program's terms (its exercises, and
+    /// `swift run workbook` for all of them), read from `exercises/exercises.json` in the
+    /// package the program runs in; nil for an exercise, or when there is no catalog to read.
+    func unknownExercise(_ name: String) -> Localized? {
+        let path = FileManager.default.currentDirectoryPath + "/exercises/exercises.json"
+        guard let data = FileManager.default.contents(atPath: path),
+              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let entries = json["exercises"] as? [[String: Any]] else { return nil }
+        let exercises = entries.compactMap { entry -> (id: String, chapter: String)? in
+            guard let id = entry["id"] as? String, let chapter = entry["chapter"] as? String else { return nil }
+            return (id, chapter)
+        }
+        guard !exercises.isEmpty, !exercises.contains(where: { $0.id == name }) else { return nil }
+        let ours = exercises.filter { $0.chapter.hasPrefix(String(format: "%02d-", chapter.number)) }.map(\.id)
+        let spelled = exercises.first { $0.id.lowercased() == name.lowercased() }.map(\.id)
+        let closest = spelled.map { Localized(" Did you mean \($0)?", ja: "\($0) のことですか？") } ?? .verbatim("")
+        let list = ours.isEmpty
+            ? Localized("This chapter has no exercises; `swift run workbook` lists them all.",
+                        ja: "この章には演習がありません。演習の一覧は `swift run workbook` で表示します。")
+            : Localized("This chapter's exercises: \(ours.joined(separator: ", ")) (`swift run workbook` lists them all).",
+                        ja: "この章の演習: \(ours.joined(separator: "、"))（全演習の一覧は `swift run workbook`）。")
+        return Localized("There is no exercise named '\(name)'.\(closest.en) \(list.en)",
+                         ja: "'\(name)' という名前の演習はありません。\(closest.ja)\(list.ja)")
     }
 
     private func modified(_ path: String) -> Date? {

@@ -43,11 +43,18 @@ extension Session {
                 showChoices(point)
                 while true {
                     if interactive { Console.prompt(t(Localized("pick> ", ja: "選択> "))) }
-                    guard let line = readLineFromInput()?.trimmingCharacters(in: .whitespaces).lowercased() else {
+                    guard let typed = nextLine() else {
+                        if interactive { write("") }  // end the prompt's line
                         ending.set(.quit)
                         return nil
                     }
+                    let input = InputLine(typed)
+                    let line = input.text.trimmingCharacters(in: .whitespaces).lowercased()
                     if !interactive { write("> \(line)") }
+                    if input.isBlank && input.hadEscapeSequence {
+                        writeWrapped(t(arrowKeysMessage))
+                        continue
+                    }
                     switch line {
                     case "auto", "a": ending.set(.automatic); return nil
                     case "undo", "u": ending.set(.undo); return nil
@@ -129,7 +136,7 @@ extension Session {
         write(terminal.paint(line, verdict == .forbidden ? .red : verdict == .interesting ? .yellow : .green))
         if verdict == .forbidden { writeWrapped(t(game.explanation)) }
         if !report.uncontrolled.isEmpty {
-            write(t(Localized("Uncontrolled: ", ja: "エクスプローラが制御しなかったもの: ")) + report.uncontrolled.joined(separator: "; "))
+            writeWrapped(t(Localized("Uncontrolled: ", ja: "エクスプローラが制御しなかったもの: ")) + report.uncontrolled(in: language).joined(separator: t(Localized("; ", ja: "、"))))
         }
         write(t(Localized("Replay this schedule: ", ja: "このスケジュールを再現: ")) + "replay \(number) \(report.token)")
         if showsTimeline {

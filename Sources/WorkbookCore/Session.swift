@@ -29,6 +29,9 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
         }
     }
     let readLineFromInput: () -> String?
+    /// Input ended at a prompt inside a command (a prediction's answer, a game's pick): the REPL
+    /// then ends too, without a prompt of its own.
+    let inputEnded = Locked(false)
     let interactive: Bool
     /// How long a scenario may run before the REPL gives up on it and carries on.
     public var scenarioDeadlineSeconds: Double = 60
@@ -68,7 +71,7 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
             return failed ? 1 : 0
         case let .run(number, knobs):
             guard scenario(number) != nil else {
-                writeError(t(noSuchScenario(number)))
+                writeError(t(noSuchScenario(number, onCommandLine: true)))
                 return 2
             }
             do throws(KnobError) {
@@ -89,14 +92,16 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
 
     func repl() -> Int32 {
         if interactive {
-            write(terminal.paint(t(chapter.title.with([:])).isEmpty ? "" : "\(chapter.executable) — \(t(chapter.title))", .bold))
+            write(terminal.paint(t(chapter.title.with([:])).isEmpty ? "" : titleLine, .bold))
             write(t(Localized("Type 'list' to see the scenarios, 'help' for commands.", ja: "'list' でシナリオ一覧、'help' でコマンド一覧を表示します。")))
         }
         while true {
+            // The prompt that met the end of input ended its own line.
+            if inputEnded.current { return 0 }
             if interactive {
                 Console.prompt(terminal.paint("ch\(String(format: "%02d", chapter.number))> ", .bold))
             }
-            guard let line = readLineFromInput() else {
+            guard let line = nextLine() else {
                 if interactive { write("") }
                 return 0
             }
@@ -104,12 +109,45 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
         }
     }
 
+    /// The next line of input; nil at its end, and from then on.
+    func nextLine() -> String? {
+        guard !inputEnded.current else { return nil }
+        let line = readLineFromInput()
+        if line == nil { inputEnded.withLock { $0 = true } }
+        return line
+    }
+
+    /// What a line of nothing but escape sequences (an arrow key, say) gets.
+    var arrowKeysMessage: Localized {
+        Localized("Arrow keys and command history are not supported here: type the command ('help' lists them).",
+                  ja: "ここでは矢印キーやコマンド履歴は使えません。コマンドを入力してください（一覧は 'help'）。")
+    }
+
     /// Executes one REPL command; returns false on `quit`.
+    ///
+    /// Escape sequences and control characters (what arrow keys and Ctrl-L send: there is no
+    /// line editing) are taken out first.
     @discardableResult
-    public func execute(_ line: String) -> Bool {
+    public func execute(_ typed: String) -> Bool {
+        let input = InputLine(typed)
+        if input.isBlank {
+            if input.hadEscapeSequence { writeWrapped(t(arrowKeysMessage)) }
+            return true
+        }
+        let line = input.text
+        if input.hadEscapeSequence {
+            let shown = line.trimmingCharacters(in: .whitespaces)
+            writeWrapped(t(Localized("(Arrow keys do not edit the line here; it was read as '\(shown)'.)",
+                              ja: "（ここでは矢印キーで行を編集できません。入力は '\(shown)' として読みました）")))
+        }
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
-        guard let command = words.first?.lowercased() else { return true }
-        let arguments = Array(words.dropFirst())
+        guard var command = words.first?.lowercased() else { return true }
+        var arguments = Array(words.dropFirst())
+        // `N …` is `run N …`: the same checks, the same messages.
+        if Int(command) != nil {
+            command = "run"
+            arguments = words
+        }
         switch command {
         case "quit", "exit", "q":
             return false
@@ -179,12 +217,8 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
             self.language = language
             write(t(Localized("language: English", ja: "言語: 日本語")))
         default:
-            if let number = Int(command), scenario(number) != nil {
-                run(number, knobs: [:])
-            } else {
-                write(t(Localized("unknown command '\(command)'", ja: "不明なコマンド '\(command)'")))
-                write(helpForCommands())
-            }
+            write(t(Localized("unknown command '\(command)'", ja: "不明なコマンド '\(command)'")))
+            write(helpForCommands())
         }
         return true
     }
@@ -195,12 +229,21 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
         chapter.scenarios.indices.contains(number - 1) ? chapter.scenarios[number - 1] : nil
     }
 
-    func noSuchScenario(_ number: Int) -> Localized {
-        Localized("no scenario \(number) (1...\(chapter.scenarios.count); see 'list')", ja: "シナリオ \(number) はありません（1...\(chapter.scenarios.count)、'list' を参照）")
+    /// For `run 999` in the REPL, or `--run 999` on the command line, where the list is `--list`.
+    func noSuchScenario(_ number: Int, onCommandLine: Bool = false) -> Localized {
+        let count = chapter.scenarios.count
+        let list = onCommandLine ? "--list" : "'list'"
+        return Localized("no scenario \(number): there are \(count) (1...\(count); \(list) shows them)",
+                         ja: "シナリオ \(number) はありません。シナリオは \(count) 個です（1...\(count)、\(list) で一覧）")
+    }
+
+    /// `ch06-streams — Streams: …`, wrapped under the title.
+    var titleLine: String {
+        wrap(t(chapter.title), prefix: "\(chapter.executable) — ", width: terminal.width).joined(separator: "\n")
     }
 
     func list() {
-        write(terminal.paint("\(chapter.executable) — \(t(chapter.title))", .bold))
+        write(terminal.paint(titleLine, .bold))
         for (index, scenario) in chapter.scenarios.enumerated() {
             // The title wrapped under itself; the knobs and the predict mark after it, whole.
             var lines = wrap(t(scenario.title), prefix: "    ", width: terminal.width)
@@ -287,8 +330,14 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
         write(terminal.paint("\(number). \(t(scenario.title))", .bold))
         writeWrapped(t(prediction.question))
         if interactive { Console.prompt(t(Localized("your answer> ", ja: "あなたの答え> "))) }
-        guard let answer = readLineFromInput() else { return }
+        guard let typed = nextLine() else {
+            if interactive { write("") }  // end the prompt's line before the program ends
+            return
+        }
+        let input = InputLine(typed)
+        let answer = input.text.trimmingCharacters(in: .whitespaces)
         if !interactive { write(t(Localized("your answer: ", ja: "あなたの答え: ")) + answer) }
+        if input.hadEscapeSequence && input.isBlank { writeWrapped(t(arrowKeysMessage)) }
         let guess = Scenario.Prediction.normalize(answer)
         if let problem = prediction.problem(with: guess) {
             write(terminal.paint(t(problem), .red) + t(Localized(" Nothing was run; 'predict \(number)' asks again.", ja: "何も実行していません。'predict \(number)' でもう一度聞きます。")))
@@ -312,71 +361,63 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
     // MARK: Help
 
     func helpForCommands() -> String {
-        t(Localized("""
-        Commands:
-          list                    the scenarios
-          run N [name=value …]    run scenario N, optionally with knobs changed
-          N                       same as run N
-          predict N               answer the question first, then run and compare
-          explain N               what scenario N shows, its knobs and question
-          play                    the games: you are the scheduler
-          play N                  play game N: pick which task runs at each step
-          replay N TOKEN          replay a game's schedule from its token
-          replay Exercise C:TOKEN replay an exercise check's failing schedule (case C)
-          svg N PATH              write scenario N's last timeline to PATH (SVG picture)
-          timeline on|off         draw the timeline after each run
-          lang en|ja              switch language
-          help                    this text
-          quit                    leave (end of input also quits)
-        """, ja: """
-        コマンド:
-          list                    シナリオ一覧
-          run N [名前=値 …]       シナリオ N を実行（パラメータを変えられます）
-          N                       run N と同じ
-          predict N               先に答えてから実行し、結果と比べる
-          explain N               シナリオ N の説明、パラメータ、問題
-          play                    ゲーム一覧: あなたがスケジューラです
-          play N                  ゲーム N: 各ステップで実行するタスクを選ぶ
-          replay N トークン       ゲームのスケジュールをトークンから再現
-          replay 演習名 C:トークン 演習のチェックで失敗したスケジュール（ケース C）を再現
-          svg N パス              シナリオ N の最後の実行のタイムラインを SVG 画像で保存
-          timeline on|off         実行後のタイムライン表示を切り替える
-          lang en|ja              言語を切り替える
-          help                    このヘルプ
-          quit                    終了（入力の終わりでも終了）
-        """))
+        let rows: [(Localized, Localized)] = [
+            (.verbatim("list"), Localized("the scenarios", ja: "シナリオ一覧")),
+            (Localized("run N [name=value …]", ja: "run N [名前=値 …]"),
+             Localized("run scenario N, optionally with knobs changed", ja: "シナリオ N を実行（パラメータを変えられます）")),
+            (Localized("N [name=value …]", ja: "N [名前=値 …]"), Localized("same as run N …", ja: "run N … と同じ")),
+            (.verbatim("predict N"), Localized("answer the question first, then run and compare", ja: "先に答えてから実行し、結果と比べる")),
+            (.verbatim("explain N"), Localized("what scenario N shows, its knobs and question", ja: "シナリオ N の説明、パラメータ、問題")),
+            (.verbatim("play"), Localized("the games: you are the scheduler", ja: "ゲーム一覧: あなたがスケジューラです")),
+            (.verbatim("play N"), Localized("play game N: pick which task runs at each step", ja: "ゲーム N: 各ステップで実行するタスクを選ぶ")),
+            (Localized("replay N TOKEN", ja: "replay N トークン"), Localized("replay a game's schedule from its token", ja: "ゲームのスケジュールをトークンから再現")),
+            (Localized("replay Exercise C:TOKEN", ja: "replay 演習 C:トークン"),
+             Localized("replay an exercise check's failing schedule (case C)", ja: "演習のチェックで失敗したスケジュール（ケース C）を再現")),
+            (Localized("svg N PATH", ja: "svg N パス"),
+             Localized("write scenario N's last timeline to PATH (SVG picture)", ja: "シナリオ N の最後の実行のタイムラインを SVG 画像で保存")),
+            (.verbatim("timeline on|off"), Localized("draw the timeline after each run", ja: "実行後のタイムライン表示を切り替える")),
+            (.verbatim("lang en|ja"), Localized("switch language", ja: "言語を切り替える")),
+            (.verbatim("help"), Localized("this text", ja: "このヘルプ")),
+            (.verbatim("quit"), Localized("leave (end of input also quits)", ja: "終了（入力の終わりでも終了）")),
+        ]
+        return ([t(Localized("Commands:", ja: "コマンド:"))] + table(rows, column: 24)).joined(separator: "\n")
+    }
+
+    /// Rows of a help text, `  command  what it does`: every description starts in the same
+    /// column (display cells, so Japanese lines up) and is wrapped under itself to the terminal's
+    /// width; a command too wide for its column has its description on the next line.
+    func table(_ rows: [(Localized, Localized)], column: Int) -> [String] {
+        let indent = String(repeating: " ", count: 2 + column)
+        return rows.flatMap { command, what -> [String] in
+            let head = "  " + t(command)
+            guard displayWidth(head) < indent.count else {
+                return [head] + wrap(t(what), prefix: indent, width: terminal.width)
+            }
+            return wrap(t(what), prefix: padded(head, to: indent.count), width: terminal.width)
+        }
     }
 
     func helpForFlags() -> String {
         let e = chapter.executable
-        return t(Localized("""
-        \(e) — \(chapter.title.en)
-
-        Usage: swift run \(e) [options]
-          (no options)       interactive: type 'help' for commands; reads piped input line by line
-          --list             list the scenarios
-          --run N [k=v …]    run scenario N once, with optional knobs
-          --svg PATH         with --run: also write the run's timeline to PATH (SVG picture)
-          --all              run every scenario with default knobs
-          --lang en|ja       language (default: from LANG)
-          --no-color         plain output (also: NO_COLOR=1, or output not a terminal)
-          --seed S           seed for scenarios that choose at random (default 1)
-          --help             this text
-        Exit status: 0 ok, 1 a scenario failed or the picture could not be written, 2 bad usage.
-        """, ja: """
-        \(e) — \(chapter.title.ja)
-
-        使い方: swift run \(e) [オプション]
-          （オプションなし） 対話モード: 'help' でコマンド一覧。パイプ入力は 1 行ずつ実行
-          --list             シナリオ一覧
-          --run N [k=v …]    シナリオ N を 1 回実行（パラメータ指定可）
-          --svg パス         --run と一緒に: その実行のタイムラインを SVG 画像でパスに保存
-          --all              全シナリオを既定のパラメータで実行
-          --lang en|ja       言語（既定: LANG から）
-          --no-color         色なし（NO_COLOR=1 や端末以外への出力でも同じ）
-          --seed S           ランダムに選ぶシナリオのシード（既定 1）
-          --help             このヘルプ
-        終了コード: 0 正常、1 シナリオ失敗または画像を保存できなかった、2 使い方の誤り
-        """))
+        let rows: [(Localized, Localized)] = [
+            (Localized("(no options)", ja: "（オプションなし）"),
+             Localized("interactive: type 'help' for commands; reads piped input line by line", ja: "対話モード: 'help' でコマンド一覧。パイプ入力は 1 行ずつ")),
+            (.verbatim("--list"), Localized("list the scenarios", ja: "シナリオ一覧")),
+            (.verbatim("--run N [k=v …]"), Localized("run scenario N once, with optional knobs", ja: "シナリオ N を 1 回実行（パラメータ指定可）")),
+            (Localized("--svg PATH", ja: "--svg パス"),
+             Localized("with --run: also write the run's timeline to PATH (SVG picture)", ja: "--run と一緒に: そのタイムラインを SVG 画像でパスに保存")),
+            (.verbatim("--all"), Localized("run every scenario with default knobs", ja: "全シナリオを既定のパラメータで実行")),
+            (.verbatim("--lang en|ja"), Localized("language (default: from LANG)", ja: "言語（既定: LANG から）")),
+            (.verbatim("--no-color"), Localized("plain output (also: NO_COLOR=1, or output not a terminal)", ja: "色なし（NO_COLOR=1 や端末以外への出力でも同じ）")),
+            (.verbatim("--seed S"), Localized("seed for scenarios that choose at random (default 1)", ja: "ランダムに選ぶシナリオのシード（既定 1）")),
+            (.verbatim("--help"), Localized("this text", ja: "このヘルプ")),
+        ]
+        let exit = Localized("Exit status: 0 ok, 1 a scenario failed or the SVG was not written, 2 bad usage.",
+                             ja: "終了コード: 0 正常、1 シナリオ失敗または画像を保存できなかった、2 使い方の誤り")
+        return ([
+            titleLine,
+            "",
+            t(Localized("Usage: swift run \(e) [options]", ja: "使い方: swift run \(e) [オプション]")),
+        ] + table(rows, column: 19) + wrap(t(exit), width: terminal.width)).joined(separator: "\n")
     }
 }

@@ -84,8 +84,10 @@ public func tableRow(_ cells: [String], widths: [Int]) -> String {
 ///
 /// English breaks at spaces; Japanese between any two characters, except that closing
 /// punctuation (、。）」…) never starts a line and opening brackets never end one. A run of ASCII
-/// (a word, a number, `code in backticks`) is kept whole unless it is longer than a line.
-public func wrap(_ text: String, prefix: String = "", width: Int) -> [String] {
+/// (a word, a number, `code in backticks`) is kept whole unless it is longer than a line; then it
+/// is cut, or with `keepsLongTokens` left whole on a line of its own (a command or a replay token
+/// to copy: a terminal's own wrapping keeps it one line when copied, a cut would not).
+public func wrap(_ text: String, prefix: String = "", width: Int, keepsLongTokens: Bool = false) -> [String] {
     let indent = displayWidth(prefix)
     let room = width - indent
     guard displayWidth(prefix + text) > width, room >= 10 else { return [prefix + text] }
@@ -98,15 +100,35 @@ public func wrap(_ text: String, prefix: String = "", width: Int) -> [String] {
         current = ""
         spaceBefore = false
     }
-    let closing: Set<Character> = ["、", "。", "，", "．", "）", "」", "』", "】", "！", "？", "：", "；", "ー", "…", ")", ",", ".", ":", ";", "!", "?"]
+    // Small kana (ッ, ょ …) never start a line either: `デ` / `ッドロック` reads as two words.
+    let closing: Set<Character> = Set(["、", "。", "，", "．", "）", "」", "』", "】", "！", "？", "：", "；", "ー", "…", ")", ",", ".", ":", ";", "!", "?"]
+        + Array("ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ"))
     let opening: Set<Character> = ["（", "「", "『", "【"]
-    for character in text {
+    let characters = Array(text)
+    /// A space that does not break: inside a short ASCII group such as `(a, x)` (its `)` at most
+    /// eight characters on), or between a number and its unit (`20 ms`).
+    func holdsTogether(_ index: Int) -> Bool {
+        let after = characters[(index + 1)...]
+        if current.filter({ $0 == "(" }).count > current.filter({ $0 == ")" }).count,
+           let close = after.prefix(8).firstIndex(of: ")"), !after[..<close].contains("(") {
+            return true
+        }
+        let units: Set<String> = ["ns", "µs", "μs", "ms", "s", "%"]
+        if !current.isEmpty, current.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), current.first!.isNumber {
+            let word = String(after.prefix { $0.isLetter || $0 == "%" })
+            return units.contains(word)
+        }
+        return false
+    }
+    for (index, character) in characters.enumerated() {
         if inCode {
             current.append(character)
             if character == "`" { inCode = false }
             continue
         }
-        if character == " " {
+        if character == " " && !current.isEmpty && holdsTogether(index) {
+            current.append(character)
+        } else if character == " " {
             finish()
             spaceBefore = true
         } else if character == "`" {
@@ -129,40 +151,92 @@ public func wrap(_ text: String, prefix: String = "", width: Int) -> [String] {
     }
     finish()
 
-    var lines: [String] = []
-    var line = ""
-    func flush() {
-        lines.append((lines.isEmpty ? prefix : String(repeating: " ", count: indent)) + line)
-        line = ""
-    }
-    for token in tokens {
-        let candidate = line.isEmpty ? token.text : line + (token.spaceBefore ? " " : "") + token.text
-        if displayWidth(candidate) <= room {
-            line = candidate
-            continue
+    /// The tokens in lines of at most `room` cells after the indent.
+    func fill(_ room: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        func flush() {
+            lines.append((lines.isEmpty ? prefix : String(repeating: " ", count: indent)) + line)
+            line = ""
         }
-        if !line.isEmpty { flush() }
-        var rest = token.text
-        while displayWidth(rest) > room {  // a token longer than a line: cut it
-            var head = ""
-            for character in rest {
-                if displayWidth(head + String(character)) > room { break }
-                head.append(character)
-            }
-            // Code is cut at a space inside it, each piece in backticks of its own.
-            if rest.hasPrefix("`"), let space = head.dropLast().lastIndex(of: " "), space > head.startIndex {
-                let kept = String(head[..<space])
-                line = kept + "`"
-                flush()
-                rest = "`" + rest.dropFirst(kept.count + 1)
+        for token in tokens {
+            let candidate = line.isEmpty ? token.text : line + (token.spaceBefore ? " " : "") + token.text
+            if displayWidth(candidate) <= room {
+                line = candidate
                 continue
             }
-            line = head
-            flush()
-            rest = String(rest.dropFirst(head.count))
+            if !line.isEmpty { flush() }
+            var rest = token.text
+            while !keepsLongTokens && displayWidth(rest) > room {  // a token longer than a line: cut it
+                var head = ""
+                for character in rest {
+                    if displayWidth(head + String(character)) > room { break }
+                    head.append(character)
+                }
+                // Code is cut at a space inside it, each piece in backticks of its own.
+                if rest.hasPrefix("`"), let space = head.dropLast().lastIndex(of: " "), space > head.startIndex {
+                    let kept = String(head[..<space])
+                    line = kept + "`"
+                    flush()
+                    rest = "`" + rest.dropFirst(kept.count + 1)
+                    continue
+                }
+                line = head
+                flush()
+                rest = String(rest.dropFirst(head.count))
+            }
+            line = rest
         }
-        line = rest
+        if !line.isEmpty || lines.isEmpty { flush() }
+        return lines
     }
-    if !line.isEmpty || lines.isEmpty { flush() }
+    var lines = fill(room)
+    // Japanese does not end on a line of a character or two (`…1 ジョブず` / `つ:`): where it
+    // would, the lines give up a little room so the last one takes more.
+    func isOrphan(_ line: String) -> Bool {
+        let content = String(line.dropFirst(indent))
+        return displayWidth(content) <= 4 && content.contains { !$0.isASCII }
+    }
+    if lines.count >= 2, isOrphan(lines.last!) {
+        for narrower in stride(from: room - 2, through: max(10, room - 10), by: -2) {
+            let candidate = fill(narrower)
+            if candidate.count == lines.count && !isOrphan(candidate.last!) {
+                lines = candidate
+                break
+            }
+        }
+    }
     return lines
+}
+
+/// `text` as `wrap` breaks it, paragraph by paragraph (at its newlines): the first line after
+/// `prefix`, every other line indented as far as the prefix (a hanging indent).
+public func wrapParagraphs(_ text: String, prefix: String = "", width: Int, keepsLongTokens: Bool = false) -> [String] {
+    let indent = String(repeating: " ", count: displayWidth(prefix))
+    return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().flatMap { index, paragraph in
+        wrap(String(paragraph), prefix: index == 0 ? prefix : indent, width: width, keepsLongTokens: keepsLongTokens)
+    }
+}
+
+/// Japanese prose with the spaces a sentence built from pieces can leave where Japanese
+/// typesetting has none: after a full-width closing bracket and before a full-width opening
+/// one, next to Japanese text (`SIGILL（…トラップ） で終了` → `SIGILL（…トラップ）で終了`,
+/// `のは 「…」` → `のは「…」`). Spaces beside ASCII (`子プロセスは SIGILL`) and runs of
+/// spaces (alignment) stay.
+public func tidyJapaneseSpacing(_ text: String) -> String {
+    let characters = Array(text)
+    guard characters.count >= 3 else { return text }
+    let closing: Set<Character> = ["）", "」", "』", "】"]
+    let opening: Set<Character> = ["（", "「", "『", "【"]
+    func isJapanese(_ character: Character) -> Bool { !character.isASCII && !character.isWhitespace }
+    var result = ""
+    for (index, character) in characters.enumerated() {
+        if character == " ", index > 0, index + 1 < characters.count {
+            let before = characters[index - 1], after = characters[index + 1]
+            let single = before != " " && after != " "
+            if single && isJapanese(before) && isJapanese(after) && (closing.contains(before) || opening.contains(after)) { continue }
+        }
+        result.append(character)
+    }
+    return result
 }

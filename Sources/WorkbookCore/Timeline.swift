@@ -34,9 +34,11 @@ public struct Timeline: Sendable {
 
     public enum Axis: Sendable { case time, steps }
 
-    /// Lane names longer than this many cells are shortened, with "…": a quarter of the
-    /// terminal, between 14 and 24 cells (`タイマー（サーバー）` fits at 80 columns).
-    var maxLaneWidth: Int { max(14, min(24, terminal.width / 4)) }
+    /// Lane names longer than this many cells are shortened, with "…": a third of the terminal,
+    /// between 14 and 28 cells. A report's timeline (78 columns in an 80-column terminal) has 26:
+    /// `タイマー（A のユーザー）`, `クライアント（MainActor）` and `caller on MainActor` fit whole,
+    /// and the lanes keep 50 cells. The column is only as wide as the longest name needs.
+    var maxLaneWidth: Int { max(14, min(28, terminal.width / 3)) }
 
     private func axisLabel(_ value: UInt64, _ language: Language) -> String {
         switch axis {

@@ -54,7 +54,7 @@ struct ExploredPropertyTests {
         #expect(ReplayToken(schedule.token.description) != nil)
         #expect(failure.tally?.forbiddenCount ?? 0 > 0)
         let report = Report.failed("Ledger", failure, terminal: .plain, language: .en)
-        #expect(report.contains("Replay token: w1d:"))
+        #expect(report.range(of: #"Replay token \(case \d+\): w1d:"#, options: .regularExpression) != nil, "\(report)")
         #expect(report.contains("A read 0"))
         #expect(Report.failed("Ledger", failure, terminal: .plain, language: .ja).contains("リプレイトークン"))
     }
@@ -77,6 +77,40 @@ struct ExploredPropertyTests {
             return "done"
         })
         #expect(failure.property == .finishes)
+    }
+}
+
+@Suite("A failure report fits the terminal", .workbookSelfTest)
+struct ReportWidthTests {
+    static let longRule = Localized(
+        "A pair equal to the one sent just before it is not sent again (a field set to the text it already had), whatever the order the fields change in.",
+        ja: "直前に送ったペアと等しいペアは、もう一度は送らない（すでにあるのと同じ文字列がフィールドに入った場合）。フィールドが変わる順序によらない。")
+
+    @Test("Rule and Seen are wrapped under their label, the tally's outcomes inside their column", arguments: Language.allCases)
+    func wrapped(_ language: Language) throws {
+        let failure = try #require(checkExplored(noLostDeposit, observed: { Localized.verbatim($0) },
+                                                 classify: { $0 == "balance=20" ? .acceptable : .forbidden }) {
+            try await twoDeposits(splitAcrossAwait: true)
+        })
+        var tally = OutcomeTally { $0 == "balance=20" ? .acceptable : .forbidden }
+        for _ in 0..<40 { tally.record("balance=20") }
+        tally.record(BilingualLabel.join("lost-update|" + Self.longRule.en, "lost-update|" + Self.longRule.ja))
+        let long = CheckFailure(Property(id: "lost-update", name: Localized("no lost deposit", ja: "入金が失われない"), rule: Self.longRule),
+                                observed: Localized(Self.longRule.en + " " + Self.longRule.en, ja: Self.longRule.ja + Self.longRule.ja),
+                                tally: tally, schedule: failure.schedule, exploredCase: failure.exploredCase)
+        for width in [60, 80, 100] {
+            let report = Report.failed("Ledger", long, terminal: Terminal(usesColor: false, usesUnicode: true, width: width), language: language,
+                                       hint: Self.longRule)
+            let lines = report.split(separator: "\n").map(String.init)
+            #expect(lines.allSatisfy { displayWidth($0) <= width }, "\(width):\n\(report)")
+            let label = language == .en ? "  Rule: " : "  ルール: "
+            let rule = try #require(lines.firstIndex { $0.hasPrefix(label) })
+            #expect(lines[rule + 1].hasPrefix(String(repeating: " ", count: displayWidth(label))), "\(report)")
+            #expect(report.contains(language == .en ? "Outcome tally (jcstress style):" : "結果の集計（jcstress 形式）:"))
+        }
+        // A tally of the one failing run adds nothing to what was seen: one line says so.
+        let report = Report.failed("Ledger", failure, terminal: .plain, language: language)
+        #expect(report.contains(language == .en ? "Outcome tally: 1 run; its outcome, seen above, is FORBIDDEN." : "結果の集計: 実行は 1 回で") == (failure.tally?.total == 1))
     }
 }
 

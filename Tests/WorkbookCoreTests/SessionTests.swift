@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WorkbookExplorer
 @testable import WorkbookCore
@@ -98,6 +99,71 @@ struct SessionTests {
         #expect(transcript.text.contains("unknown command 'frobnicate'"))
         #expect(transcript.text.contains("Commands:"))
         #expect(transcript.text.contains(": B"))
+    }
+
+    @Test("N … is run N …: the knobs are used, and checked the same way")
+    func bareNumberTakesKnobs() async {
+        let (_, withKnobs) = await repl(["timeline off", "1 count=4"])
+        #expect(withKnobs.text.contains("count=4"))
+        #expect(withKnobs.text.contains(": D"))
+        for (bare, run) in [("1 count=9", "run 1 count=9"), ("1 bogus", "run 1 bogus"), ("2 x=1", "run 2 x=1"), ("999", "run 999"), ("0", "run 0")] {
+            let (_, a) = await repl([bare])
+            let (_, b) = await repl([run])
+            #expect(a.text == b.text, "\(bare) vs \(run)")
+            #expect(!a.text.contains("unknown command"))
+            #expect(!a.text.contains("── "), "\(bare) ran")
+        }
+        let (_, missing) = await repl(["999"])
+        #expect(missing.text == "no scenario 999: there are 2 (1...2; 'list' shows them)")
+        let (_, noKnobs) = await repl(["run 2 x=1"])
+        #expect(noKnobs.text == "unknown knob 'x': this scenario has no knobs")
+    }
+
+    @Test("a line of nothing but arrow keys gets one line about them, not the help; control characters are dropped")
+    func escapeSequences() async {
+        let (_, arrows) = await repl(["\u{1B}[A", "\u{1B}[D\u{1B}[C"])
+        #expect(!arrows.text.contains("unknown command"))
+        #expect(!arrows.text.contains("Commands:"))
+        #expect(arrows.lines.current.count == 2)
+        #expect(arrows.text.contains("Arrow keys and command history are not supported here"))
+        let (_, formFeed) = await repl(["timeline off", "\u{0C}run 1"])
+        #expect(formFeed.text.contains(": B"))
+        #expect(!formFeed.text.contains("unknown command"))
+        let (_, mixed) = await repl(["timeline off", "\u{1B}[Drun 1"])
+        #expect(mixed.text.contains("it was read as 'run 1'"))
+        #expect(mixed.text.contains(": B"))
+        let (_, ja) = await repl(["\u{1B}[A"], language: .ja)
+        #expect(ja.text.contains("矢印キー"))
+    }
+
+    @Test("the help's descriptions start in one column, in display cells, and fit 80 columns", arguments: Language.allCases)
+    func helpAligned(_ language: Language) async {
+        let (_, transcript) = await repl(["help"], language: language)
+        let rows = transcript.text.split(separator: "\n").dropFirst().map(String.init)
+        #expect(rows.allSatisfy { displayWidth($0) <= 80 }, "\(rows)")
+        // Each row as display cells: a wide character takes two.
+        func cells(_ row: String) -> [Character] { row.flatMap { displayWidth(String($0)) == 2 ? [$0, $0] : [$0] } }
+        for row in rows.map(cells) {
+            #expect(row.count > 26 && row[25] == " " && row[26] != " ", "\(String(row))")
+        }
+    }
+
+    @Test("replay with a name that is no exercise says so in the chapter program's terms, not the runner's")
+    func replayUnknownExercise() async throws {
+        // The catalog is read from the package the program runs in: here, the test's.
+        try #require(FileManager.default.fileExists(atPath: FileManager.default.currentDirectoryPath + "/exercises/exercises.json"))
+        let (_, transcript) = await repl(["replay Nope 1:w1d:0x3", "replay safecounter 1:w1d:0x3"])
+        #expect(transcript.text.contains("There is no exercise named 'Nope'."))
+        #expect(transcript.text.contains("Did you mean SafeCounter?"))
+        #expect(transcript.text.contains("`swift run workbook`"))
+        #expect(!transcript.text.contains("exercise-runner"))
+    }
+
+    @Test("--run 999 names --list, the REPL's run 999 names list")
+    func noSuchScenarioWhere() async {
+        let (session, _) = WorkbookCoreTests.session(input: [])
+        #expect(session.t(session.noSuchScenario(999, onCommandLine: true)).contains("--list shows them"))
+        #expect(session.t(session.noSuchScenario(999)).contains("'list' shows them"))
     }
 
     @Test("bad knobs and numbers are explained, not run", arguments: ["run 1 count=9", "run 1 speed=2", "run 1 count=x", "run 7", "run", "predict x"])
