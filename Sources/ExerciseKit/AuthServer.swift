@@ -48,7 +48,7 @@ public final class AuthServer: Sendable {
 
     /// Answers `path` for `tab`, sent with `token`.
     public func send(_ path: String, tab: Int, token: Token) async -> String {
-        checkpoint(Localized("tab \(tab) sends \(path) with \(token)", ja: "タブ \(tab) が \(token) で \(path) を送る"))
+        checkpoint(Localized("tab \(tab) sends \(path) with \(token)", ja: "タブ \(tab) がトークン v\(token.version) で \(path) を送る"))
         state.withLock { $0.requests.append(Request(tab: tab, path: path, token: token)) }
         try? await ExplorerClock().sleep(for: Self.latency)
         return "\(path): ok"

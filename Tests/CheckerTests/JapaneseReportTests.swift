@@ -30,6 +30,8 @@ struct JapaneseReportTests {
         // The exercises' methods and parameters, which the rules and hints name bare
         // (「take は待つ」「start・submit・shutdown・cancel はすぐに戻る」「結果は ids の順」).
         "increment", "put", "take", "start", "submit", "shutdown", "cancel", "join", "ids", "append",
+        // Chapter 07's account holders and users, by the names the checks give them.
+        "Aiko", "Ben", "Chie", "Daiki", "Sato",
     ]).union(ReferenceCatalog.catalog.exercises.map(\.id))  // the exercises' type names: `◻ Worker — 未着手`
 
     /// Lines that quote code or another program, which stay as they are: a source line

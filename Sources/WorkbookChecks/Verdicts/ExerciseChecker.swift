@@ -150,17 +150,17 @@ public struct ExerciseChecker: Sendable {
         let steps = token.choices.count
         // "`presentAll([A, B, C])` (case 3)": what the case runs, as far as the check said.
         let ran: Localized = switch (title, number) {
-        case let (title?, number?): Localized("\(title.en) (case \(number))", ja: "\(title.ja)（ケース \(number)）")
-        case let (title?, nil): title
+        case let (title?, number?): Localized("“\(title.en)” (case \(number))", ja: "「\(title.ja)」（ケース \(number)）")
+        case let (title?, nil): Localized("“\(title.en)”", ja: "「\(title.ja)」")
         case let (nil, number?): Localized("case \(number)", ja: "ケース \(number)")
         case (nil, nil): Localized("a check", ja: "チェック")
         }
         let crashed = property == VerdictProperty.crash
         var text = crashed
             ? Localized("  It crashed while the explorer ran \(ran.en): in step \(steps) of the schedule with replay token \(token).",
-                        ja: "  リプレイトークン \(token) のスケジュールのステップ \(steps) でクラッシュしました。エクスプローラが実行していたのは \(ran.ja)。")
+                        ja: "  リプレイトークン \(token) のスケジュールのステップ \(steps) でクラッシュしました。エクスプローラが実行していたのは\(ran.ja)。")
             : Localized("  It happened while the explorer ran \(ran.en) with each task on a thread of its own, so that ThreadSanitizer could see which of them touched what: in step \(steps) of the schedule with replay token \(token).",
-                        ja: "  リプレイトークン \(token) のスケジュールのステップ \(steps) で起きました。エクスプローラが実行していたのは \(ran.ja)。どのタスクが何に触れたかを ThreadSanitizer が見られるよう、各タスクをそれぞれ専用のスレッドで動かしていました。")
+                        ja: "  リプレイトークン \(token) のスケジュールのステップ \(steps) で起きました。エクスプローラが実行していたのは\(ran.ja)。どのタスクが何に触れたかを ThreadSanitizer が見られるよう、各タスクをそれぞれ専用のスレッドで動かしていました。")
         // A crash replays (and crashes again, with the runtime's message); a race needs the
         // threads of the race lane, which a replay does not use.
         if crashed, let number {

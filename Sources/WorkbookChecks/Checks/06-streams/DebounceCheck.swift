@@ -201,7 +201,7 @@ public enum DebounceCheck {
                           ja: "次のクエリがタスクをキャンセルするちょうどそのときに、検索が戻ることがあります。結果はそろっていて、何もスローしていません。表示する前にもう一度確かめましょう: `guard !Task.isCancelled else { return }`（または `try Task.checkCancellation()`）。")
             case lastQueryShown.id:
                 Localized("Nothing was left to run when the check looked: either the query was skipped because a wait was already pending (that is throttling, and it drops the last query), or the task meant to search it is still waiting — for a continuation only a later keystroke would resume, or for a Dispatch timer (`asyncAfter`), which runs outside the check's virtual clock, so the schedule ended without it. Every change must cancel the pending task and start one that waits with `try await Task.sleep(for: interval)`, then searches and shows.",
-                          ja: "チェックが確かめた時点で、実行できるものは何も残っていませんでした。待機中だったためにクエリを読み飛ばした（それはスロットリングで、最後のクエリを落とします）か、検索するはずのタスクがまだ待っています。後のキー入力でしか再開されない継続や、Dispatch のタイマー（`asyncAfter`）を待っている場合です。Dispatch のタイマーはチェックの仮想時計の外で動くので、スケジュールはそれを待たずに終わりました。変更のたびに待っているタスクをキャンセルし、`try await Task.sleep(for: interval)` で待ってから検索して表示するタスクを新しく始めましょう。")
+                          ja: "チェックが確かめた時点で、実行できるものは何も残っていませんでした。待機中だったためにクエリを読み飛ばした（それはスロットリングで、最後のクエリを落とします）か、検索するはずのタスクがまだ待っています。後のキー入力でしか再開されない継続や、`DispatchQueue` のタイマー（`asyncAfter`）を待っている場合です。このタイマーはチェックの仮想時計の外で動くので、スケジュールはそれを待たずに終わりました。変更のたびに待っているタスクをキャンセルし、`try await Task.sleep(for: interval)` で待ってから検索して表示するタスクを新しく始めましょう。")
             default:
                 nil
             }

@@ -17,6 +17,9 @@ import WorkbookExplorer
 /// 4. One load that fails: the failure shown, on the main actor.
 /// 5. A second load 5 ms after the first, whose answer comes first (the older one 20 ms later).
 /// 6. Two loads one after the other, both answered at the same moment, in either order.
+/// 7. The same profile loaded twice, the older answer last: the newer load wins here too.
+/// 8. A newer load, answered at once, at the very moment the older answer arrives: code that asks
+///    "still the newest?" and shows in two separate hops shows the older one last.
 public enum MainActorViewModelCheck {
     public static let onMainActor = Property(
         id: "ui-off-main",
@@ -58,6 +61,7 @@ public enum MainActorViewModelCheck {
     static let ben = Profile(id: 2, name: "Ben")
     static let chie = Profile(id: 3, name: "Chie")
     static let daiki = Profile(id: 4, name: "Daiki")
+    static let aikoRenamed = Profile(id: 1, name: "Aiko Sato")
 
     struct Case {
         let replies: [Int: [ProfileClient.Reply]]
@@ -89,6 +93,14 @@ public enum MainActorViewModelCheck {
              loads: [(0, 1), (0, 2)], shown: [[.profile(ben)], [.profile(aiko), .profile(ben)]],
              call: Localized("load(id: 1) and load(id: 2) one after the other; the client answers both at 10 ms, in either order",
                              ja: "load(id: 1) と load(id: 2) を続けて呼ぶ。クライアントは両方に 10 ms で、どちらの順にも答える")),
+        Case(replies: [1: [.later(.success(aiko), after: .milliseconds(25)), .later(.success(aikoRenamed), after: .milliseconds(10))]],
+             loads: [(0, 1), (5, 1)], shown: [[.profile(aikoRenamed)]],
+             call: Localized("load(id: 1), then load(id: 1) again 5 ms later (a pull to refresh); the second answer, Aiko renamed, comes at 15 ms, the first, older one at 25 ms",
+                             ja: "load(id: 1) の 5 ms 後にもう一度 load(id: 1)（引っ張って更新）。2 回目の答え（名前が変わった Aiko）は 15 ms に、古い 1 回目の答えは 25 ms に来る")),
+        Case(replies: [1: [.later(.success(aiko), after: .milliseconds(10))], 2: [.atOnce(.success(ben))]],
+             loads: [(0, 1), (10, 2)], shown: [[.profile(ben)], [.profile(aiko), .profile(ben)]],
+             call: Localized("load(id: 1), answered at 10 ms from the client's task; at that same moment load(id: 2), which the client answers at once from its cache",
+                             ja: "load(id: 1) には 10 ms にクライアントのタスクから答えが来る。その同じ瞬間に load(id: 2)。こちらはクライアントがキャッシュからすぐに答える")),
     ]
 
     public static func run(_ make: @escaping Make) -> CheckResult {
@@ -143,8 +155,9 @@ public enum MainActorViewModelCheck {
                                                          ja: "クライアントは .offline で失敗したのに、画面の表示は \(list.ja)"))
         }
         if item.loads.count > 1, let last = shown.last, item.shown.allSatisfy({ $0.last != last }) {
-            return brokenOutcome(newestWins, Localized("the newest load was #\(item.loads.last!.id), but the screen ended on \(last) (it showed: \(list.en))",
-                                                       ja: "最新の読み込みは #\(item.loads.last!.id) なのに、画面は \(last) で終わった（表示: \(list.ja)）"))
+            let newest = item.shown[0].last.map(\.description) ?? "?"
+            return brokenOutcome(newestWins, Localized("the newest load's answer was \(newest), but the screen ended on \(last) (it showed: \(list.en))",
+                                                       ja: "最新の読み込みの答えは \(newest) なのに、画面は \(last) で終わった（表示: \(list.ja)）"))
         }
         let expected = item.shown.map { $0.map(\.description).joined(separator: ", ") }.joined(separator: Localized(" or ", ja: " または ").en)
         return brokenOutcome(shownOnce, Localized("the screen showed \(list.en); expected \(expected)",

@@ -110,12 +110,12 @@ public enum SharedTokenStoreCheck {
             if !server.issued(request.token) {
                 return brokenOutcome(freshToken, Localized(
                     "tab \(request.tab) sent \(request.path) with \(request.token) from another server: a store that outlived the app it was made for",
-                    ja: "タブ \(request.tab) が、別のサーバーの \(request.token) で \(request.path) を送った。作られたアプリより長生きしたストアのトークン"))
+                    ja: "タブ \(request.tab) が、別のサーバーのトークン v\(request.token.version) で \(request.path) を送った。作られたアプリより長生きしたストアのトークン"))
             }
             if request.token.version < mine.refreshesDone {
                 return brokenOutcome(freshToken, Localized(
                     "tab \(request.tab) sent \(request.path) with \(request.token), after the refresh to v\(mine.refreshesDone) had finished",
-                    ja: "タブ \(request.tab) が \(request.path) を \(request.token) で送った。v\(mine.refreshesDone) へのリフレッシュはもう終わっていた"))
+                    ja: "タブ \(request.tab) が \(request.path) をトークン v\(request.token.version) で送った。v\(mine.refreshesDone) へのリフレッシュはもう終わっていた"))
             }
         }
         return ok
