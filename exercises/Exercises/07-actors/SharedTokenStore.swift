@@ -10,7 +10,8 @@ import ExerciseKit
 //   - no request goes out with a token older than the newest refresh that had finished when
 //     the request was sent.
 // One store for the app, made by the app: not a `static let shared` store, which outlives the
-// app (the check makes a fresh app for every schedule, and would say so).
+// app (the check makes a fresh app for every schedule, and would say so). Here one refresh ends
+// before the next starts; two at the same moment are chapter 08's subject.
 //
 // Check your answer:   swift test --filter ExercisesTests.SharedTokenStore
 // Stuck?               a failing check prints a hint; all hints: exercises/exercises.json
