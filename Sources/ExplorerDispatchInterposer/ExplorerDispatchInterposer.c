@@ -194,7 +194,7 @@ void _dispatch_main_queue_callback_4CF(void *message) {
         before = (annotation)dlsym(RTLD_DEFAULT, "AnnotateHappensBefore");
         __atomic_store_n(&looked_up, 1, __ATOMIC_RELEASE);
     }
-    const void *order = __atomic_load_n(&main_actor_order, __ATOMIC_RELAXED);
+    const void *order = workbook_linux_mechanisms_enabled() ? __atomic_load_n(&main_actor_order, __ATOMIC_RELAXED) : NULL;
     if (order && after) after(NULL, 0, order);
     FORWARD(_dispatch_main_queue_callback_4CF);
     real(message);

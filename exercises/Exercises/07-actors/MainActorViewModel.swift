@@ -11,7 +11,10 @@ import ExerciseKit
 //   - let a newer load win: when `load` is called again before the older answer came, the older
 //     profile is never shown after the newer one.
 // The `Task {}` below is the one from the chapter's story: it is made in a closure that is not
-// isolated, so it does not run on the main actor, although the view model does.
+// isolated, so it does not run on the main actor, although the view model does. Reach the main
+// actor the Swift concurrency way (`Task { @MainActor in … }`, or an `async` wrapper awaited from
+// the view model): on Apple platforms this check cannot tell `DispatchQueue.main` from another
+// thread when ThreadSanitizer looks, and may call such an answer a data race (docs/platforms.md).
 //
 // Check your answer:   swift test --filter ExercisesTests.MainActorViewModel
 // Stuck?               a failing check prints a hint; all hints: exercises/exercises.json

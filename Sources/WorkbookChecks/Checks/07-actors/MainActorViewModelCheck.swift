@@ -41,8 +41,16 @@ public enum MainActorViewModelCheck {
         name: Localized("a newer load wins", ja: "新しい読み込みが勝つ"),
         rule: Localized("When `load` is called again before the older answer came, the older answer is never shown after the newer one: the screen ends on the newest load's result.",
                         ja: "古い答えが来る前に `load` がもう一度呼ばれたら、古い答えを新しい答えの後に表示しない。画面は最新の読み込みの結果で終わる。"))
-    /// Every part of this check runs on every platform.
-    public static let platformProbes: [PlatformProbe] = []
+    /// The ThreadSanitizer pass needs the main queue ordered with the explorer's main actor:
+    /// without it, an answer that reaches the main actor through `DispatchQueue.main` would be
+    /// taken for a race (on Apple platforms the two are one executor, but under the explorer its
+    /// main-actor jobs run on its own threads).
+    public static let platformProbes = [
+        PlatformProbe("race-lane-with-main-queue",
+                      Localized("a ThreadSanitizer pass over the explored schedules (it needs the main queue ordered with the explorer's main actor)",
+                                ja: "探索したスケジュールに対する ThreadSanitizer の検査（メインキューとエクスプローラのメインアクターの順序づけが必要）"),
+                      needs: [.mainQueueOrder]),
+    ]
 
     public static let properties = [onMainActor, shownOnce, failureShown, newestWins, Property.finishes, Property.freshState]
 
@@ -113,7 +121,7 @@ public enum MainActorViewModelCheck {
     static func check(_ make: @escaping Make, _ item: Case) -> CheckFailure? {
         checkExplored(shownOnce, title: item.call, broken: brokenProperty(in: properties),
                       observed: { observed(item.call, $0) }, budget: budget,
-                      classify: { $0 == ok ? .acceptable : .forbidden }) {
+                      classify: { $0 == ok ? .acceptable : .forbidden }, raceLane: PlatformMechanism.mainQueueOrder.isAvailable) {
             let client = ProfileClient(replies: item.replies)
             let screen = ProfileScreen()
             await loadAll(item, make, client, screen)
