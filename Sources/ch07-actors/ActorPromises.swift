@@ -93,17 +93,17 @@ extension Chapter07 {
             4) A continuation nobody resumes: the caller waits for ever, although the actor is free; and a blocking wait inside an actor holds it for everyone.
             """,
             ja: """
-            アクターは自分の状態に対して一度に 1 つのジョブしか実行しません。ただし先入れ先出しは約束せず、再入可能で、終わらない待ちから呼び出し側を救うこともできません。\
+            アクターは自分の状態に対して一度に 1 つのジョブしか実行しません。ただし先入れ先出しは約束せず、再入可能で、終わらない待ちから呼び出し元を救うこともできません。\
             1) 一度に 1 つ: 同じ処理（仕事の代わりの 1 ms のスリープ）を同時に `callers` 回、アクター（タスクから）と普通のクラス（同時に走らせたスレッドから）で呼びます。同時に中にいた処理の最大数を見ます。\
             2) FIFO ではない: 忙しいアクターに優先度 `.low`、`.medium`、`.high`、`.low` の順で 4 つのジョブを積み、実行された順序を見ます。\
             3) 再入: A の `load()` がアクターの中でネットワークを await している間に、B が `load()` を呼びます。\
-            4) 誰も再開しない継続: アクターは空いているのに、呼び出し側は永遠に待ちます。また、アクターの中でのブロッキング待ちは、全員を止めます。
+            4) 誰も再開しない継続: アクターは空いているのに、呼び出し元は永遠に待ちます。また、アクターの中でのブロッキング待ちは、全員を止めます。
             """),
         knobs: [.init("callers", default: 8, range: 2...64, help: Localized("calls of the body made at once", ja: "同時に行う処理の呼び出しの数"))],
         prediction: .init(
             question: Localized(
                 "Part 3: A's load() awaits the network inside the actor; meanwhile B calls load() on the same actor. What happens? A) B waits until A's load() returns B) B runs while A is suspended, and A ends after it C) they deadlock",
-                ja: "パート 3: A の load() がアクターの中でネットワークを await しています。その間に B が同じアクターの load() を呼びます。どうなる？ A) B は A の load() が戻るまで待つ B) A が中断している間に B が動き、A はその後に終わる C) デッドロックする"),
+                ja: "パート 3: A の load() がアクターの中でネットワークを await しています。その間に B が同じアクターの load() を呼びます。どうなる？ A) B は A の load() が戻るまで待つ B) A がサスペンドしている間に B が動き、A はその後に終わる C) デッドロックする"),
             explanation: Localized(
                 "B. An `await` inside an actor method gives the actor up until the awaited work is done: other calls run in between (reentrancy). That avoids deadlocks between actors, but the state A saw before its `await` may have changed when it resumes — chapter 08 is about that.",
                 ja: "B です。アクターのメソッド内の `await` は、待っている処理が終わるまでアクターを手放します。その間に他の呼び出しが動きます（再入）。これでアクター同士のデッドロックは避けられますが、A が `await` の前に見た状態は、再開したときには変わっているかもしれません。第 08 章はそれを扱います。"),
@@ -144,7 +144,7 @@ extension Chapter07 {
         context.note("class most in flight", String(classInFlight.most))
         context.say(Localized(
             "1) \(callers) callers at once: inside the actor's job (called from \(callers) tasks) at the same moment, at most \(actorInFlight.most); inside the plain class's method (called from \(callers) threads released together, on \(ProcessInfo.processInfo.activeProcessorCount) cores), at most \(classInFlight.most).",
-            ja: "1) \(callers) 個の呼び出し側が同時に: アクターのジョブ（\(callers) 個のタスクから）の中に同時にいたのは最大 \(actorInFlight.most)。普通のクラスのメソッド（同時に走らせた \(callers) 本のスレッドから。コアは \(ProcessInfo.processInfo.activeProcessorCount) 個）の中では最大 \(classInFlight.most)。"))
+            ja: "1) \(callers) 個の呼び出し元が同時に: アクターのジョブ（\(callers) 個のタスクから）の中に同時にいたのは最大 \(actorInFlight.most)。普通のクラスのメソッド（同時に走らせた \(callers) 本のスレッドから。コアは \(ProcessInfo.processInfo.activeProcessorCount) 個）の中では最大 \(classInFlight.most)。"))
         context.trace.record(Localized("actor: at most \(actorInFlight.most) inside", ja: "アクター: 同時に最大 \(actorInFlight.most)"), lane: Localized("one at a time", ja: "一度に 1 つ"))
     }
 
@@ -193,7 +193,7 @@ extension Chapter07 {
 
     private static func waitsThatNeverEnd(_ context: ScenarioContext) async throws {
         let downloader = Downloader()
-        let lane = Localized("caller", ja: "呼び出し側")
+        let lane = Localized("caller", ja: "呼び出し元")
         let returned = Locked(false)
         let waiting = Task {
             await downloader.waitForReply()
@@ -213,7 +213,7 @@ extension Chapter07 {
         context.note("never resumed: still waiting", String(stillWaiting))
         context.say(Localized(
             "4) A caller awaits a continuation nobody resumes. After 200 ms it is still waiting: \(stillWaiting). Meanwhile ping() answered \"\(pingAnswer)\" in \(formatMicros(median(pingTimes))): the actor is free; only the caller is stuck, for ever.",
-            ja: "4) 呼び出し側が、誰も再開しない継続を await します。200 ms 後もまだ待っている: \(stillWaiting)。その間 ping() は \(formatMicros(median(pingTimes))) で \"\(pingAnswer)\" と答えました。アクターは空いていて、止まっているのは呼び出し側だけです。永遠に。"))
+            ja: "4) 呼び出し元が、誰も再開しない継続を await します。200 ms 後もまだ待っている: \(stillWaiting)。その間 ping() は \(formatMicros(median(pingTimes))) で \"\(pingAnswer)\" と答えました。アクターは空いていて、止まっているのは呼び出し元だけです。永遠に。"))
         await downloader.cleanUp()   // the scenario resumes it, so nothing leaks
         await waiting.value
         context.trace.end(Localized("await waitForReply()", ja: "waitForReply() を await"), lane: lane)

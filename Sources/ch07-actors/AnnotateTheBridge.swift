@@ -66,7 +66,7 @@ extension Chapter07 {
         notes: ["mutation of this property is only permitted within the actor"],
         reason: Localized(
             "The call site that forgot `Task { @MainActor in … }`. In Swift 6 it does not compile — in the slides' Swift 5 code with RxSwift it did, and crashed after the release. Through a library compiled without these checks it still compiles; scenario 10 shows what stops it then.",
-            ja: "`Task { @MainActor in … }` を付け忘れた呼び出し側です。Swift 6 ではコンパイルできません。スライドの Swift 5 と RxSwift のコードではコンパイルでき、リリース後にクラッシュしました。これらの検査なしでコンパイルされたライブラリを通すと、今もコンパイルできてしまいます。そのとき何が止めるかはシナリオ 10 で見ます。"))
+            ja: "`Task { @MainActor in … }` を付け忘れた呼び出し元です。Swift 6 ではコンパイルできません。スライドの Swift 5 と RxSwift のコードではコンパイルでき、リリース後にクラッシュしました。これらの検査なしでコンパイルされたライブラリを通すと、今もコンパイルできてしまいます。そのとき何が止めるかはシナリオ 10 で見ます。"))
 
     static let annotateTheBridge = Scenario(
         slug: "annotate-the-bridge",
@@ -81,7 +81,7 @@ extension Chapter07 {
             ja: """
             スライドは、コールバックを 1 つずつ `@MainActor` で包んでクラッシュを直しました。API 呼び出しごとのホップのコストは小さいと判断したのです。その後、別の場所の似た `request` に包み忘れがあり、段階的リリースでクラッシュしました。\
             1) コンパイラが強制する場所での修正: クライアントの応答の型を `@MainActor @Sendable (String) -> Void` にし、クライアントが一度だけホップします。3 つの画面が `@MainActor` と書かずに呼び、各応答が `#isolation` を報告します。\
-            2) 包み忘れた呼び出し側を Swift 6 で: コンパイラの言うこと。\
+            2) 包み忘れた呼び出し元を Swift 6 で: コンパイラの言うこと。\
             3) コスト: メインアクターへ行って戻る往復を `hops` 回、`latency` ms の偽のリクエストと並べて測ります。
             """),
         knobs: [
@@ -106,11 +106,11 @@ extension Chapter07 {
         context.note("bridge reply isolations", replies.joined(separator: ","))
         context.say(Localized(
             "1) Replies to /feed, /profile, /settings: `#isolation` \(replies.joined(separator: ", ")). Not one call site says `@MainActor`; the reply's type does, and a closure that is not on the main actor cannot be passed.",
-            ja: "1) /feed、/profile、/settings への応答: `#isolation` は \(replies.joined(separator: "、"))。どの呼び出し側も `@MainActor` と書いていません。応答の型が言っていて、メインアクター上にないクロージャは渡せません。"))
+            ja: "1) /feed、/profile、/settings への応答: `#isolation` は \(replies.joined(separator: "、"))。どの呼び出し元も `@MainActor` と書いていません。応答の型が言っていて、メインアクター上にないクロージャは渡せません。"))
 
         // 2) The forgotten wrap.
         context.say(Localized("2) A call site that forgot the wrap, with a client whose reply is a plain `@Sendable` closure:",
-                              ja: "2) 包み忘れた呼び出し側。応答が普通の `@Sendable` クロージャのクライアントで:"))
+                              ja: "2) 包み忘れた呼び出し元。応答が普通の `@Sendable` クロージャのクライアントで:"))
         context.show(forgottenWrapDiagnostic)
 
         // 3) The cost of a hop, beside a request.

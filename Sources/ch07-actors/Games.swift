@@ -22,7 +22,7 @@ extension Chapter07 {
             A reads B's result and both return 2. When both load 0 before either stores, both store 1 and return 1 (the lost update). An actor makes the whole method one job (play 2); a serial queue does too, as a promise (scenario 2).
             """,
             ja: """
-            `count += 1` と `return count` は共有メモリへの別々のアクセスで、その間に他の呼び出し側が入るのを防ぐものはありません。B のインクリメントが A の書き込みと A の最後の読み取りの間に入ると、\
+            `count += 1` と `return count` は共有メモリへの別々のアクセスで、その間に他の呼び出し元が入るのを防ぐものはありません。B のインクリメントが A の書き込みと A の最後の読み取りの間に入ると、\
             A は B の結果を読み、両方が 2 を返します。どちらかが書く前に両方が 0 を読むと、両方が 1 を書いて 1 を返します（更新の消失）。アクターはメソッド全体を 1 つのジョブにします（play 2）。シリアルキューもそうしますが、それは約束です（シナリオ 2）。
             """),
         classify: classifyCounterPair,

@@ -58,7 +58,7 @@ extension Chapter07 {
         notes: ["main actor isolation inferred from conformance to protocol 'Screen'"],
         reason: Localized(
             "`SettingsScreen` says nothing about actors, yet its methods are the main actor's: the protocol made them so. A synchronous caller off the main actor cannot call them; an `async` one must `await`.",
-            ja: "`SettingsScreen` はアクターについて何も書いていませんが、そのメソッドはメインアクターのものです。プロトコルがそうしました。メインアクター外の同期的な呼び出し側は呼べず、`async` な呼び出し側は `await` が必要です。"))
+            ja: "`SettingsScreen` はアクターについて何も書いていませんが、そのメソッドはメインアクターのものです。プロトコルがそうしました。メインアクター外の同期的な呼び出し元は呼べず、`async` な呼び出し元は `await` が必要です。"))
 
     static let mainActorTypes = Scenario(
         slug: "main-actor-types",
@@ -98,9 +98,9 @@ extension Chapter07 {
             }.value))
             return rows
         }.value
-        context.show("  " + padded("", to: 58) + padded(context.text(Localized("caller", ja: "呼び出し側")), to: 9) + context.text(Localized("inside", ja: "中")))
+        context.show("  " + padded("", to: 58) + padded(context.text(Localized("caller", ja: "呼び出し元")), to: 11) + context.text(Localized("inside", ja: "中")))
         for (code, from, inside) in rows {
-            context.show("  " + padded(code, to: 58) + padded(from, to: 9) + inside)
+            context.show("  " + padded(code, to: 58) + padded(from, to: 11) + inside)
             context.trace.record(.verbatim(inside), lane: lane)
         }
         context.trace.record(.verbatim("#isolation: \(rows.first?.1 ?? "?")"), lane: caller)

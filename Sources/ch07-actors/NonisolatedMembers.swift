@@ -53,7 +53,7 @@ extension Chapter07 {
             errors: ["actor-isolated property 'balance' can not be referenced from a nonisolated context"],
             reason: Localized(
                 "A `nonisolated` member runs on the caller's side, without the actor: it may read `let`s, never the isolated `var`s.",
-                ja: "`nonisolated` なメンバはアクターを通さず呼び出し側で動きます。`let` は読めますが、隔離された `var` は読めません。")),
+                ja: "`nonisolated` なメンバはアクターを通さず呼び出し元で動きます。`let` は読めますが、隔離された `var` は読めません。")),
         Diagnostic(
             code: """
             final class Ledger { var entries: [String] = [] }
@@ -92,7 +92,7 @@ extension Chapter07 {
                 ja: "アクターは 50 ms 忙しい状態です。その間に同期関数が account.id と account.description を読み、タスクが account.currentBalance を await します。忙しいジョブを待たされたのは？ A) すべて B) 残高だけ C) どれも待たない"),
             explanation: Localized(
                 "B. `id` is immutable and `description` touches nothing isolated, so they need no turn on the actor: they are read on the caller's side at once. The balance is isolated state: its read is a job on the actor, behind the busy one.",
-                ja: "B です。`id` は不変で、`description` は隔離された状態に触れないので、アクターの順番は要りません。呼び出し側ですぐ読めます。残高は隔離された状態なので、その読み取りはアクター上のジョブになり、忙しいジョブの後ろに並びます。"),
+                ja: "B です。`id` は不変で、`description` は隔離された状態に触れないので、アクターの順番は要りません。呼び出し元ですぐ読めます。残高は隔離された状態なので、その読み取りはアクター上のジョブになり、忙しいジョブの後ろに並びます。"),
             observe: { $0.noted("which waited") ?? "" },
             isPossible: { $0 == "B" })
     ) { context in

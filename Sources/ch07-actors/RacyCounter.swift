@@ -79,7 +79,7 @@ extension Chapter07 {
         notes: ["class 'Counter' does not conform to the 'Sendable' protocol"],
         reason: Localized(
             "`async` takes a `@Sendable` closure: it may run on another thread while the caller and other blocks go on, so what it captures must be safe to share. A class with a `var` is not: two blocks could touch `count` at once — the race above, found before the program runs.",
-            ja: "`async` は `@Sendable` クロージャを受け取ります。呼び出し側や他のブロックと同時に別のスレッドで動くかもしれないので、キャプチャするものは共有しても安全でなければなりません。`var` を持つクラスは安全ではありません。2 つのブロックが同時に `count` に触れられます。上の競合を、プログラムを動かす前に見つけたわけです。"))
+            ja: "`async` は `@Sendable` クロージャを受け取ります。呼び出し元や他のブロックと同時に別のスレッドで動くかもしれないので、キャプチャするものは共有しても安全でなければなりません。`var` を持つクラスは安全ではありません。2 つのブロックが同時に `count` に触れられます。上の競合を、プログラムを動かす前に見つけたわけです。"))
 
     static let racyCounter = Scenario(
         slug: "racy-counter",

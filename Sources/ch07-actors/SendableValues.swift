@@ -195,7 +195,7 @@ extension Chapter07 {
                `final class Endpoint`（`let` だけ）: すべてのタスクが \(endpoint.baseURL)、リトライ \(endpoint.retries) 回を読みました。
                `final class HitCounter`（`Mutex`）: \(hits.count) 回を数えました。
                @Sendable クロージャ: `prefix` と `endpoint` をキャプチャ。例 "\(formatted)"。
-               `sending Draft`: タスクが受け取り "\(saved)" を返しました。呼び出し側はもう使いません。
+               `sending Draft`: タスクが受け取り "\(saved)" を返しました。呼び出し元はもう使いません。
             """))
         for name in ["`struct`", "`actor`", "`final class`", "`Mutex`", "`@Sendable`", "`sending`"] {
             context.trace.record(.verbatim(name), lane: lane)

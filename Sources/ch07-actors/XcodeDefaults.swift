@@ -36,7 +36,7 @@ extension Chapter07 {
 
     static let xcodeDefaults = Scenario(
         slug: "xcode-26-defaults",
-        title: Localized("Xcode 26's defaults: main actor by default, nonisolated async on the caller's actor", ja: "Xcode 26 の既定: 既定でメインアクター、`nonisolated async` は呼び出し側のアクターで"),
+        title: Localized("Xcode 26's defaults: main actor by default, nonisolated async on the caller's actor", ja: "Xcode 26 の既定: 既定でメインアクター、`nonisolated async` は呼び出し元のアクターで"),
         narration: Localized(
             """
             Swift 6.2 added two settings that Xcode 26 exposes as build settings: default main-actor isolation (SE-0466: a declaration with no isolation of its own is `@MainActor`) \
@@ -47,7 +47,7 @@ extension Chapter07 {
             """,
             ja: """
             Swift 6.2 は、Xcode 26 がビルド設定として出している 2 つの設定を加えました: 既定のメインアクター隔離（SE-0466: 自分の隔離を持たない宣言は `@MainActor`）と、\
-            `NonisolatedNonsendingByDefault`（SE-0461: `nonisolated async` な関数は呼び出し側のアクターで動く。`@concurrent` で外へ出せる）です。\
+            `NonisolatedNonsendingByDefault`（SE-0461: `nonisolated async` な関数は呼び出し元のアクターで動く。`@concurrent` で外へ出せる）です。\
             このパッケージは、コンパイラがそれを持つ場合に限り、両方を有効にしたターゲット `Ch07XcodeDefaults` を、この章の普通の Swift 6 モードと並べてビルドします。\
             同じ `nonisolated async` 関数を、それぞれのモードでメインアクターと `Task.detached` のタスクから呼び、`#isolation` を報告させます。`@concurrent` な関数、注釈のないクラス、\
             `nonisolated` な関数と注釈のない関数に書いた `Task {}` も同様です。
@@ -58,7 +58,7 @@ extension Chapter07 {
                 ja: "Xcode 26 の既定でビルドされた `nonisolated async` 関数を、メインアクターから呼びます。どこで動く？ A) メインアクター上 B) Swift 6.0 と同じくグローバルエグゼキュータ上"),
             explanation: Localized(
                 "A. With NonisolatedNonsendingByDefault, `nonisolated` on an async function means \"the caller's isolation\": called from the main actor it stays there, and from a detached task it runs off any actor. Mark it `@concurrent` to always leave the caller's actor — what every `nonisolated async` function did before.",
-                ja: "A です。NonisolatedNonsendingByDefault では、async 関数の `nonisolated` は「呼び出し側の隔離」を意味します。メインアクターから呼べばそこに留まり、detached タスクから呼べばどのアクターの外でも動きます。常に呼び出し側のアクターを離れるには `@concurrent` を付けます。以前はすべての `nonisolated async` 関数がそうしていました。"),
+                ja: "A です。NonisolatedNonsendingByDefault では、async 関数の `nonisolated` は「呼び出し元の隔離」を意味します。メインアクターから呼べばそこに留まり、detached タスクから呼べばどのアクターの外でも動きます。常に呼び出し元のアクターを離れるには `@concurrent` を付けます。以前はすべての `nonisolated async` 関数がそうしていました。"),
             observe: { $0.noted("defaults letter") ?? "" },
             isPossible: { $0 == "A" })
     ) { context in
@@ -97,7 +97,7 @@ extension Chapter07 {
             Xcode 26 のターゲットでは、注釈のない `final class ProfileScreen` は \(main[3]) で動きました。\
             そこで `nonisolated` な関数に書いた `Task {}`: \(main[4])。注釈のない関数に書いた場合: \(main[5])。\
             シナリオ 8 の規則はどちらのモードでも成り立ちます。タスクは、それが書かれたコードの隔離を受け取ります。\
-            変わったのはそのコードの既定と、`nonisolated async` な関数がどこで動くかです。`@concurrent` でなければ、呼び出し側のアクターで動きます。\
+            変わったのはそのコードの既定と、`nonisolated async` な関数がどこで動くかです。`@concurrent` でなければ、呼び出し元のアクターで動きます。\
             2 種類のターゲットの間でコードを移すと、文面は同じまま、動く場所が変わります。
             """))
         #else
