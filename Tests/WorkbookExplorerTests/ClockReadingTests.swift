@@ -94,9 +94,11 @@ struct GuaranteedBoundTests {
         budget.guaranteedBound = 1
         let result = Explorer.explore(.deepening(seed: 1), budget: budget) { try await twoIncrements(atomic: false) }
         #expect(result.failure != nil, "a lost update needs one preemption")
+        // Without the guarantee, the same budget stops at its first check of the time: one
+        // schedule (which one the runtime's default order makes may already lose the update).
         let starved = Explorer.explore(.deepening(seed: 1), budget: .init(maxSchedules: 5_000, maxSeconds: 0.000_001)) {
             try await twoIncrements(atomic: false)
         }
-        #expect(starved.failure == nil, "without the guarantee a budget this small stops after the first schedule")
+        #expect(starved.failure != nil || starved.schedulesRun <= 2, "without the guarantee a budget this small stops at once")
     }
 }
