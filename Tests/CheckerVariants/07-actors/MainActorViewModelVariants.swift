@@ -165,10 +165,10 @@ final class AsyncWrapper: MainActorViewModelProtocol {
     }
 }
 
-/// A correct answer: the main queue, then `MainActor.assumeIsolated` (true there), as code
-/// written before Swift concurrency did.
+/// A correct answer: the completion sends a detached task to the main actor with
+/// `MainActor.run`, where "still the newest?" and the change are one stretch.
 @MainActor
-final class MainQueueThenAssume: MainActorViewModelProtocol {
+final class DetachedMainActorRun: MainActorViewModelProtocol {
     private let client: ProfileClient
     private let screen: ProfileScreen
     private var newest = 0
@@ -177,8 +177,8 @@ final class MainQueueThenAssume: MainActorViewModelProtocol {
         newest += 1
         let mine = newest
         client.fetchProfile(id: id) { result in
-            DispatchQueue.main.async {
-                MainActor.assumeIsolated {
+            Task.detached {
+                await MainActor.run {
                     if mine == self.newest { present(result, on: self.screen) }
                 }
             }

@@ -67,8 +67,8 @@ let variants07: [VariantRegistration] = [
     .init("MainActorViewModel.asyncWrapper", "a correct answer: an async wrapper awaited in a task that inherits the main actor", breaks: passesTheCheck) {
         MainActorViewModelCheck.run { AsyncWrapper(client: $0, screen: $1) }
     },
-    .init("MainActorViewModel.mainQueueThenAssume", "a correct answer: the main queue, then MainActor.assumeIsolated", breaks: passesTheCheck) {
-        MainActorViewModelCheck.run { MainQueueThenAssume(client: $0, screen: $1) }
+    .init("MainActorViewModel.detachedMainActorRun", "a correct answer: a detached task, then MainActor.run", breaks: passesTheCheck) {
+        MainActorViewModelCheck.run { DetachedMainActorRun(client: $0, screen: $1) }
     },
     // SharedTokenStore
     .init("SharedTokenStore.storePerTab", "the starting code: a store per tab", breaks: SharedTokenStoreCheck.freshToken) {
