@@ -49,9 +49,13 @@ public var isRunningOnMainActor: Bool? {
 public func mainQueueDrained() async {
     let run = DriverThread.current
     await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-        DispatchQueue.main.async {
+        // A closure value, not a literal: Swift 6 takes a closure literal given to
+        // `DispatchQueue.main.async` to be `@MainActor` and checks its isolation on entry, which
+        // asks the runtime for the main executor — the explorer's hook, from the main thread.
+        let resume: @Sendable () -> Void = {
             run?.waitUntilAwaitingForeignWork(seconds: 2)
             done.resume()
         }
+        DispatchQueue.main.async(execute: resume)
     }
 }
