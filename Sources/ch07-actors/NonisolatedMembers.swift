@@ -115,8 +115,8 @@ extension Chapter07 {
         context.trace.record(Localized("id, description: \(formatMicros(syncMicros))", ja: "`id` と `description`: \(formatMicros(syncMicros))"),
                              lane: Localized("sync reader", ja: "同期で読む側"))
 
-        aboutToAwait.fire()
         let awaitStart = MonotonicClock.now()
+        aboutToAwait.fire()  // after the reading of the clock: the gate opens later than this moment, however loaded the machine
         let balance = await account.currentBalance  // a job on the actor, behind the busy one
         let awaitEnd = MonotonicClock.now()
         let awaitMillis = microseconds(from: awaitStart, to: awaitEnd) / 1_000
