@@ -70,7 +70,7 @@ public enum BankAccountActorCheck {
              { await transferNotCovered(Account.self) }),
         ]
         for (call, body) in cases {
-            let failure = checkExplored(lostUpdate, title: call, broken: brokenProperty(in: properties),
+            let failure = checkExplored(lostUpdate, title: call, broken: brokenProperty(in: properties), leftWaiting: leftWaiting,
                                         observed: { observed(call, $0) }, budget: budget,
                                         classify: { $0 == ok ? .acceptable : .forbidden }) { await body() }
             if let failure { return .failed(failure) }
@@ -251,6 +251,10 @@ public enum BankAccountActorCheck {
         taken.isEmpty ? Localized("none succeeded", ja: "どれも成功しなかった")
             : Localized("\(taken.map(String.init).joined(separator: " and ")) succeeded", ja: "\(taken.map(String.init).joined(separator: " と ")) が成功した")
     }
+
+    static let leftWaiting = Localized(
+        "A call on the account never returned: something in it waits for what never comes — a continuation nobody resumes, a task that waits for this same call. Deposits, withdrawals and transfers need no waiting of their own: an actor method runs when the actor is free.",
+        ja: "口座の呼び出しが戻りませんでした。その中で、決して来ないものを待っています（誰も再開しない継続、この呼び出し自身を待つタスク）。入金・出金・送金に独自の待機は要りません。アクターのメソッドは、アクターが空いたときに実行されます。")
 
     static func observed(_ call: Localized, _ outcome: String) -> Localized {
         observedOutcome(call, outcome) { id in

@@ -119,7 +119,7 @@ public enum MainActorViewModelCheck {
     }
 
     static func check(_ make: @escaping Make, _ item: Case) -> CheckFailure? {
-        checkExplored(shownOnce, title: item.call, broken: brokenProperty(in: properties),
+        checkExplored(shownOnce, title: item.call, broken: brokenProperty(in: properties), leftWaiting: leftWaiting,
                       observed: { observed(item.call, $0) }, budget: budget,
                       classify: { $0 == ok ? .acceptable : .forbidden }, raceLane: PlatformMechanism.mainQueueOrder.isAvailable) {
             let client = ProfileClient(replies: item.replies)
@@ -171,6 +171,10 @@ public enum MainActorViewModelCheck {
         return brokenOutcome(shownOnce, Localized("the screen showed \(list.en); expected \(expected)",
                                                   ja: "画面の表示は \(list.ja)。期待したのは \(item.shown.map { $0.map(\.description).joined(separator: ", ") }.joined(separator: " または "))"))
     }
+
+    static let leftWaiting = Localized(
+        "The view model or the screen never let the check go on: something waits on the main actor for what never comes — a semaphore or a continuation the client's answer was to resume. `load(id:)` returns at once; the answer arrives later, in the client's completion.",
+        ja: "ビューモデルか画面が、チェックを先に進ませませんでした。メインアクター上で、決して来ないものを待っています（クライアントの答えが再開するはずだったセマフォや継続）。`load(id:)` はすぐに戻り、答えは後でクライアントの完了ハンドラに届きます。")
 
     static func observed(_ call: Localized, _ outcome: String) -> Localized {
         observedOutcome(call, outcome) { id in

@@ -90,7 +90,7 @@ public enum SharedTokenStoreCheck {
 
     public static func run(_ make: @escaping @Sendable (AuthServer) -> any TokenAppProtocol) -> CheckResult {
         for (call, body) in cases {
-            let failure = checkExplored(freshToken, title: call, broken: brokenProperty(in: properties),
+            let failure = checkExplored(freshToken, title: call, broken: brokenProperty(in: properties), leftWaiting: leftWaiting,
                                         observed: { observed(call, $0) }, budget: budget,
                                         classify: { $0 == ok ? .acceptable : .forbidden }) {
                 let server = AuthServer()
@@ -120,6 +120,10 @@ public enum SharedTokenStoreCheck {
         }
         return ok
     }
+
+    static let leftWaiting = Localized(
+        "A request or a refresh never returned: something in the store or the client waits for what never comes — a continuation nobody resumes, a refresh that waits for itself. `send` reads the store and sends; `refreshToken` awaits the server and stores the token.",
+        ja: "リクエストかリフレッシュが戻りませんでした。ストアかクライアントの中で、決して来ないものを待っています（誰も再開しない継続、自分自身を待つリフレッシュ）。`send` はストアを読んで送り、`refreshToken` はサーバーを await してトークンを保存します。")
 
     static func observed(_ call: Localized, _ outcome: String) -> Localized {
         observedOutcome(call, outcome) { id in
