@@ -1,3 +1,4 @@
+import ExplorerDispatchInterposer
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -69,6 +70,8 @@ enum RuntimeHooks {
 
     static func install() {
         ExplorerTaskExecutor.steer(true)
+        // Where main-actor jobs are ordered for ThreadSanitizer; main-queue drains use it too (Linux).
+        workbook_explorer_set_main_actor_order(TaskLanes.mainActorOrder)
         if let globalSlot {
             previousGlobal = globalSlot.pointee
             globalSlot.pointee = { job, original in

@@ -361,7 +361,6 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
             lanes.run(job, task: task, named: name, on: executor, isolatedToMain: onMainActor, for: self)
         } else if onMainActor {
             // Ordered with the main queue's drains on the main thread, as on Apple platforms.
-            workbook_explorer_set_main_actor_order(TaskLanes.mainActorOrder)
             RaceDetector.happensAfter(address: TaskLanes.mainActorOrder)
             workbook_explorer_set_main_actor_job(true)
             job.runSynchronously(isolatedTo: MainActor.sharedUnownedExecutor, taskExecutor: executor)

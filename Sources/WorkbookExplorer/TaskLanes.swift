@@ -19,7 +19,6 @@ final class TaskLanes: @unchecked Sendable {  // driver thread only; lanes hand 
 
     init() {
         workbook_explorer_filter_runtime_releases(false)  // installs the filter, on the driver thread
-        workbook_explorer_set_main_actor_order(Lane.mainActorOrder)
     }
 
     /// Runs `job` on the lane of `task` (a lane of its own when `task` is 0: an actor's drain)
