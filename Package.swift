@@ -21,11 +21,11 @@ let package = Package(
         // Optimized even in debug builds: a check explores thousands of schedules, and a debug
         // build spent most of its time instantiating generic metadata. Only the explorer's own
         // code; the code it explores (the learner's) stays a debug build.
-        // Compiled file by file in release builds: Swift 6.3.1's whole-module optimization crashes in
-        // its LoadableByAddress pass on this module (signal 11; found 2026-11-29, since 1144ef4).
+        // Release builds skip the dynamic exclusivity checks (debug builds, where the checks run,
+        // keep them).
         .target(name: "WorkbookExplorer", dependencies: ["ExplorerDispatchInterposer", "Interposing"],
                 swiftSettings: [.unsafeFlags(["-O"]),
-                                .unsafeFlags(["-no-whole-module-optimization"], .when(configuration: .release))]),
+                                .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         // Takes the jobs the Swift runtime hands straight to libdispatch from the explorer's
         // driver thread (Linux), so they stay in the run.
         .target(name: "ExplorerDispatchInterposer", dependencies: ["Interposing"]),

@@ -47,4 +47,6 @@ public let exerciseRegistrations: [CheckRegistration] = [
           reference: { MainActorViewModelCheck.run { Solutions.ProfileViewModel(client: $0, screen: $1) } }),
     .init("SharedTokenStore", properties: SharedTokenStoreCheck.properties, learner: { SharedTokenStoreCheck.run { Exercises.TokenApp(server: $0) } },
           reference: { SharedTokenStoreCheck.run { Solutions.TokenApp(server: $0) } }),
+    .init("TokenRefresher", properties: TokenRefresherCheck.properties, learner: { TokenRefresherCheck.run { Exercises.TokenRefresher(server: $0) } },
+          reference: { TokenRefresherCheck.run { Solutions.TokenRefresher(server: $0) } }),
 ]

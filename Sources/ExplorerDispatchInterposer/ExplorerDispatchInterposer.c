@@ -66,7 +66,15 @@ void workbook_explorer_filter_runtime_releases(bool on) {
 void workbook_explorer_set_current_run(const void *run) { current_run = run; }
 
 static _Thread_local bool running_main_actor_job;
-void workbook_explorer_set_main_actor_job(bool running) { running_main_actor_job = running; }
+#if defined(__linux__)
+static void hold_main_executor(bool hold);
+#endif
+void workbook_explorer_set_main_actor_job(bool running) {
+#if defined(__linux__)
+    hold_main_executor(running);
+#endif
+    running_main_actor_job = running;
+}
 bool workbook_explorer_running_main_actor_job(void) { return running_main_actor_job; }
 const void *workbook_explorer_current_run(void) { return current_run; }
 
@@ -179,8 +187,28 @@ NOT_CHECKED_BY_TSAN int clock_gettime(clockid_t clock, struct timespec *time) {
 // address for ThreadSanitizer (`Lane.mainActorOrder`), while the runner's main thread drains the
 // main queue: each drain is ordered on the same address, so code that reaches the main actor
 // through `DispatchQueue.main` is told apart from a race as it would be on a Mac.
+//
+// Ordering alone is not enough: a drain and a main-actor job could still run at the same moment
+// and race for real. So whoever acts as that one serial executor holds `main_executor` meanwhile —
+// a lane or the driver running a main-actor job, or the main thread draining the main queue.
 static const void *main_actor_order;
 void workbook_explorer_set_main_actor_order(const void *address) { __atomic_store_n(&main_actor_order, address, __ATOMIC_RELAXED); }
+
+static pthread_mutex_t main_executor = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local bool holding_main_executor;
+
+static void hold_main_executor(bool hold) {
+    if (hold == holding_main_executor || !workbook_linux_mechanisms_enabled()) return;
+    if (hold) pthread_mutex_lock(&main_executor);
+    else pthread_mutex_unlock(&main_executor);
+    holding_main_executor = hold;
+}
+
+void workbook_explorer_main_queue_block_waits(bool waiting) {
+    static _Thread_local bool released;
+    if (waiting && holding_main_executor) { hold_main_executor(false); released = true; }
+    else if (!waiting && released) { hold_main_executor(true); released = false; }
+}
 
 typedef void (*annotation)(const char *file, int line, const volatile void *address);
 void _dispatch_main_queue_callback_4CF(void *message);
@@ -195,10 +223,12 @@ void _dispatch_main_queue_callback_4CF(void *message) {
         __atomic_store_n(&looked_up, 1, __ATOMIC_RELEASE);
     }
     const void *order = workbook_linux_mechanisms_enabled() ? __atomic_load_n(&main_actor_order, __ATOMIC_RELAXED) : NULL;
+    hold_main_executor(true);
     if (order && after) after(NULL, 0, order);
     FORWARD(_dispatch_main_queue_callback_4CF);
     real(message);
     if (order && before) before(NULL, 0, order);
+    hold_main_executor(false);
 }
 
 NOT_CHECKED_BY_TSAN int workbook_explorer_runtime_clock_readings(int runtime_clock, int64_t *nanoseconds, int capacity) {
@@ -216,6 +246,7 @@ NOT_CHECKED_BY_TSAN int workbook_explorer_runtime_clock_readings(int runtime_clo
 #else
 void workbook_explorer_drive_jobs(workbook_explorer_job_taker new_taker) { (void)new_taker; }
 void workbook_explorer_set_main_actor_order(const void *address) { (void)address; }  // one executor there
+void workbook_explorer_main_queue_block_waits(bool waiting) { (void)waiting; }
 int workbook_explorer_runtime_clock_readings(int runtime_clock, int64_t *nanoseconds, int capacity) {
     (void)runtime_clock; (void)nanoseconds; (void)capacity;
     return 0;

@@ -57,6 +57,7 @@ public enum PlatformProbes {
         "BankAccountActor": BankAccountActorCheck.platformProbes,
         "MainActorViewModel": MainActorViewModelCheck.platformProbes,
         "SharedTokenStore": SharedTokenStoreCheck.platformProbes,
+        "TokenRefresher": TokenRefresherCheck.platformProbes,
     ]
 
     /// "on this platform 2 checks could not run: a; b" — for the "done" line.

@@ -10,6 +10,7 @@ extension Entity {
         case let .named(name): BilingualLabel.japanese(name)
         case .actor: "アクター"
         case let .timer(owner): owner.map { "タイマー（\($0.localized.ja)）" } ?? "タイマー"
+        case let .yieldEnds(owner): owner.map { "Task.yield（\($0.localized.ja)）" } ?? "Task.yield"
         // Short, as a lane's name must be (the English says "on MainActor").
         case let .onMainActor(entity): "\(entity.localized.ja)（MainActor）"
         }
@@ -72,12 +73,13 @@ extension ScheduleReport {
     /// The schedule as trace events for the timeline: one lane per task, one mark per step
     /// labelled with the checkpoints it passed; time is the step number.
     /// A task's steps that pass no checkpoint after its first in a row (hops inside the runtime)
-    /// are left out, so the marks are the task starting and what it passed.
+    /// are left out, so the marks are the task starting and what it passed; so are the runtime's
+    /// jobs that end a `Task.yield()`.
     public func traceEvents(_ language: Language) -> [Trace.Event] {
         let runs = Localized("(runs)", ja: "（実行）").text(language)
         return runsOfSteps.flatMap { run in
             run.prefix(1) + run.dropFirst().filter { !$0.checkpoints.isEmpty }
-        }.enumerated().map { index, step in
+        }.filter { if case .yieldEnds = $0.who { false } else { true } }.enumerated().map { index, step in
             let label = step.checkpoints.isEmpty ? runs : step.checkpoints(in: language).joined(separator: Self.labelSeparator.text(language))
             return Trace.Event(sequence: index, time: UInt64(step.number), lane: step.who.localized.text(language), label: label, kind: .point)
         }

@@ -29,9 +29,9 @@ public enum PlatformMechanism: String, CaseIterable, Sendable {
     /// Whether another thread is asleep, and how often a thread went to sleep (`/proc`,
     /// `getrusage(RUSAGE_THREAD)`).
     case threadObservation = "thread-observation"
-    /// The main queue's drains on the main thread ordered for ThreadSanitizer with the main-actor
-    /// jobs the explorer runs on its own threads, as one executor (the interposed
-    /// `_dispatch_main_queue_callback_4CF`): code that reaches the main actor through
+    /// The main queue's drains on the main thread kept apart from the main-actor jobs the explorer
+    /// runs on its own threads, and ordered with them for ThreadSanitizer, as one executor (the
+    /// interposed `_dispatch_main_queue_callback_4CF`): code that reaches the main actor through
     /// `DispatchQueue.main` is not taken for a race.
     case mainQueueOrder = "main-queue-order"
 
@@ -50,8 +50,8 @@ public enum PlatformMechanism: String, CaseIterable, Sendable {
                                        ja: "エクスプローラの仮想時間で読む `ContinuousClock.now`（ランタイムの時計の getter をランナーが代わりに答える、`clock_gettime` の差し替え）")
         case .threadObservation: Localized("a thread's sleeps and wake-ups (`/proc`, `getrusage(RUSAGE_THREAD)`)",
                                            ja: "スレッドのスリープと起床の回数（`/proc`、`getrusage(RUSAGE_THREAD)`）")
-        case .mainQueueOrder: Localized("the main queue and the explorer's main actor ordered as one executor for ThreadSanitizer (interposed `_dispatch_main_queue_callback_4CF`)",
-                                        ja: "ThreadSanitizer に対して、メインキューとエクスプローラのメインアクターを 1 つの executor として順序づける（`_dispatch_main_queue_callback_4CF` の差し替え）")
+        case .mainQueueOrder: Localized("the main queue and the explorer's main actor run as one executor: never at once, and ordered for ThreadSanitizer (interposed `_dispatch_main_queue_callback_4CF`)",
+                                        ja: "メインキューとエクスプローラのメインアクターを 1 つの executor として動かす。同時には動かさず、ThreadSanitizer に対して順序づける（`_dispatch_main_queue_callback_4CF` の差し替え）")
         }
     }
 

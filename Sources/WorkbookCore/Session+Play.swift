@@ -115,6 +115,9 @@ extension Session {
             let next: String
             if entry.who == .actor {
                 next = t(Localized("runs the calls waiting on an actor", ja: "アクターで待っている呼び出しを実行"))
+            } else if case let .yieldEnds(owner) = entry.who {
+                next = owner.map { t(Localized("ends \($0.localized.en)'s Task.yield(): \($0.localized.en) is ready again", ja: "\($0.localized.ja) の Task.yield() を終える（\($0.localized.ja) が再び準備済みになる）")) }
+                    ?? t(Localized("ends a Task.yield()", ja: "Task.yield() を終える"))
             } else if case let .timer(owner) = entry.who {
                 next = owner.map { t(Localized("fires: the sleep of \($0.localized.en) ends", ja: "発火: \($0.localized.ja) のスリープが終わる")) }
                     ?? t(Localized("fires: a sleep ends", ja: "発火: スリープが終わる"))

@@ -99,6 +99,7 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
             // The prompt that met the end of input ended its own line.
             if inputEnded.current { return 0 }
             if interactive {
+                terminal.followResize()
                 Console.prompt(terminal.paint("ch\(String(format: "%02d", chapter.number))> ", .bold))
             }
             guard let line = nextLine() else {
@@ -288,7 +289,13 @@ public final class Session: @unchecked Sendable {  // used from the REPL thread 
         let scenario = chapter.scenarios[number - 1]
         let values = (try? scenario.knobValues(knobs)) ?? [:]
         let knobText = scenario.knobs.map { "\($0.name)=\(values[$0.name]!)" }.joined(separator: " ")
-        write(terminal.paint("── \(number). \(t(scenario.title)) \(knobText)", .bold))
+        // The knobs on the title's line when they fit, else on a line of their own.
+        var header = wrap(t(scenario.title), prefix: "── \(number). ", width: terminal.width)
+        if !knobText.isEmpty {
+            if displayWidth(header[header.count - 1] + " " + knobText) <= terminal.width { header[header.count - 1] += " " + knobText }
+            else { header.append("   " + knobText) }
+        }
+        write(terminal.paint(header.joined(separator: "\n"), .bold))
         let language = self.language
         let context = ScenarioContext(language: language, seed: seed, knobs: values, terminal: terminal, output: write)
         let outcome: String?? = waitForAsync(seconds: scenarioDeadlineSeconds) { () async -> String? in

@@ -38,12 +38,21 @@ public struct Terminal: Sendable {
     }
 
     private static func terminalColumns(isTTY: Bool, fileDescriptor: Int32, environment: [String: String]) -> Int {
-        if isTTY {
-            var size = winsize()
-            if ioctl(fileDescriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        }
+        if isTTY, let columns = ttyColumns(fileDescriptor) { return columns }
         if let columns = environment["COLUMNS"].flatMap(Int.init), columns > 0 { return columns }
         return 80
+    }
+
+    /// The width of the terminal on `fileDescriptor` now; nil when it is not a terminal.
+    public static func ttyColumns(_ fileDescriptor: Int32 = STDOUT_FILENO) -> Int? {
+        var size = winsize()
+        guard isatty(fileDescriptor) == 1, ioctl(fileDescriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
+
+    /// Follows a terminal resized since the last line (the REPL asks before each prompt).
+    public mutating func followResize(_ fileDescriptor: Int32 = STDOUT_FILENO) {
+        if let columns = Self.ttyColumns(fileDescriptor) { width = max(40, min(columns, 200)) }
     }
 
     public enum Style: String, Sendable {

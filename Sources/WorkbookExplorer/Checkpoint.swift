@@ -53,7 +53,9 @@ public func mainQueueDrained() async {
         // `DispatchQueue.main.async` to be `@MainActor` and checks its isolation on entry, which
         // asks the runtime for the main executor — the explorer's hook, from the main thread.
         let resume: @Sendable () -> Void = {
+            workbook_explorer_main_queue_block_waits(true)
             run?.waitUntilAwaitingForeignWork(seconds: 2)
+            workbook_explorer_main_queue_block_waits(false)
             done.resume()
         }
         DispatchQueue.main.async(execute: resume)

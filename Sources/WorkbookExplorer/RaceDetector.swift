@@ -30,11 +30,23 @@ public enum RaceDetector {
     private typealias IgnoreFunction = @convention(c) (UnsafePointer<CChar>?, Int32) -> Void
     private typealias EdgeFunction = @convention(c) (UnsafePointer<CChar>?, Int32, UnsafeRawPointer?) -> Void
 
-    private struct Entry: @unchecked Sendable {
+    /// A class, not a struct: Swift 6.3.1's whole-module optimization crashed (`LoadableByAddress`)
+    /// on an optional struct of eight C function pointers inlined into the runtime hooks.
+    private final class Entry: @unchecked Sendable {
         let ignoreSyncBegin, ignoreSyncEnd: IgnoreFunction
         let ignoreReadsBegin, ignoreReadsEnd: IgnoreFunction
         let ignoreWritesBegin, ignoreWritesEnd: IgnoreFunction
         let happensBefore, happensAfter: EdgeFunction
+
+        init(ignoreSyncBegin: IgnoreFunction, ignoreSyncEnd: IgnoreFunction,
+             ignoreReadsBegin: IgnoreFunction, ignoreReadsEnd: IgnoreFunction,
+             ignoreWritesBegin: IgnoreFunction, ignoreWritesEnd: IgnoreFunction,
+             happensBefore: EdgeFunction, happensAfter: EdgeFunction) {
+            self.ignoreSyncBegin = ignoreSyncBegin; self.ignoreSyncEnd = ignoreSyncEnd
+            self.ignoreReadsBegin = ignoreReadsBegin; self.ignoreReadsEnd = ignoreReadsEnd
+            self.ignoreWritesBegin = ignoreWritesBegin; self.ignoreWritesEnd = ignoreWritesEnd
+            self.happensBefore = happensBefore; self.happensAfter = happensAfter
+        }
     }
 
     /// The entry points, once resolved. Statically initialized storage, not a lazy `static let`:

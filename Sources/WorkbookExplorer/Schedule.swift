@@ -8,16 +8,19 @@ public indirect enum Entity: Sendable, Hashable, CustomStringConvertible {
     case actor
     /// A sleep's timer firing; the owner is the task that slept.
     case timer(owner: Entity?)
+    /// The runtime's job that ends a task's `Task.yield()`: when it runs, the task is ready again.
+    case yieldEnds(owner: Entity?)
     /// A job isolated to the main actor.
     case onMainActor(Entity)
 
-    /// English, for logs and tests: `task 1`, `A`, `actor`, `timer (A)`, `A on MainActor`.
+    /// English, for logs and tests: `task 1`, `A`, `actor`, `timer (A)`, `yield (A)`, `A on MainActor`.
     public var description: String {
         switch self {
         case let .task(number): "task \(number)"
         case let .named(name): BilingualLabel.english(name)
         case .actor: "actor"
         case let .timer(owner): owner.map { "timer (\($0))" } ?? "timer"
+        case let .yieldEnds(owner): owner.map { "yield (\($0))" } ?? "yield"
         case let .onMainActor(entity): "\(entity) on MainActor"
         }
     }

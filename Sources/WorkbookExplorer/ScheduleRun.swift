@@ -20,6 +20,20 @@ private func taskID(of job: UnownedJob) -> UInt64 {
     return UInt64(text[open.upperBound..<close]) ?? 0
 }
 
+/// The kind of a job, from its flags (the Swift ABI's `Job` layout: after the heap object header
+/// and two words of scheduler data; `JobKind` in `MetadataValues.h`). Only the kinds told apart
+/// here; any other reads as `.other`.
+enum JobKind: UInt8 {
+    case task = 0
+    case nullaryContinuation = 0xC3
+    case other = 0xFF
+
+    static func of(_ job: UnownedJob) -> JobKind {
+        let flags = unsafeBitCast(job, to: UnsafeRawPointer.self).load(fromByteOffset: 4 * MemoryLayout<UnsafeRawPointer>.size, as: UInt32.self)
+        return JobKind(rawValue: UInt8(truncatingIfNeeded: flags)) ?? .other
+    }
+}
+
 private enum JobTaskID {
     typealias Function = @convention(c) (UnsafeRawPointer) -> UInt64
     static let function: Function? = dlsym(dlopen(nil, RTLD_NOW), "swift_task_getJobTaskId").map { unsafeBitCast($0, to: Function.self) }
@@ -70,7 +84,8 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
     private var namedOnArrival: [EntityKey: String] = [:]
 
     private var names: [EntityKey: String] = [:]
-    private var timerOwners: [EntityKey: EntityKey] = [:]
+    /// The task a timer or a yield's wake-up job belongs to.
+    private var owners: [EntityKey: EntityKey] = [:]
     private var lastCheckpoint: [EntityKey: String] = [:]
     private var hasRun: Set<EntityKey> = []
     private var stepCheckpoints: [String] = []
@@ -90,7 +105,7 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
     /// (`blockedReport`) reads them under it.
     private let progressLock = NSLock()
     private var records: [StepRecord] = []
-    private var runningStep: (record: StepRecord, began: Date)?
+    private var runningStep: (record: StepRecord, began: UInt64)?
     private var search = Search.replay
 
     let stepCap: Int
@@ -119,6 +134,9 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
     private func addLocked(_ job: UnownedJob, isolatedToMain: Bool) {
         jobSerial += 1
         let key = EntityKey(job, serial: jobSerial)
+        // `Task.yield()` enqueues a job of the runtime's that makes the task ready again: named
+        // after the task that yielded (the one running), not taken for an actor.
+        if key.task == 0, let running, JobKind.of(job) == .nullaryContinuation { owners[key] = running }
         ready.append(Entry(job: job, key: key, onMainActor: isolatedToMain))
         if key.task != 0, knownTasks.insert(key.task).inserted, !namesForNewTasks.isEmpty {
             namedOnArrival[key] = namesForNewTasks.removeFirst()
@@ -287,7 +305,7 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
             }
             for timer in due {
                 keys.append(timer.key)
-                if timerOwners[timer.key] == nil { timerOwners[timer.key] = timer.owner }
+                if owners[timer.key] == nil { owners[timer.key] = timer.owner }
             }
             // The default scheduler: the entity that ran last if it is ready again, else the one
             // waiting longest; a timer only when nothing is ready.
@@ -314,11 +332,12 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
             }
             ScheduleJournal.record(step: records.count, choice: choice)
             running = key
+            let began = DispatchTime.now().uptimeNanoseconds
             stepStarts.removeFirst()
-            stepStarts.append(DispatchTime.now().uptimeNanoseconds)
+            stepStarts.append(began)
             stepCheckpoints = []
             progressLock.lock()
-            runningStep = (StepRecord(candidates: keys, mainActor: mainActor, choice: choice, defaultChoice: defaultIndex, checkpoints: []), Date())
+            runningStep = (StepRecord(candidates: keys, mainActor: mainActor, choice: choice, defaultChoice: defaultIndex, checkpoints: []), began)
             progressLock.unlock()
             if choice < candidates.count {
                 // Foreign arrivals only append, so the index still holds.
@@ -376,7 +395,8 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
     func blockedReport(after seconds: Double) -> ScheduleReport? {
         progressLock.lock()
         defer { progressLock.unlock() }
-        guard let (record, began) = runningStep, Date().timeIntervalSince(began) > seconds else { return nil }
+        guard let (record, began) = runningStep,
+              Double(DispatchTime.now().uptimeNanoseconds &- began) > seconds * 1e9 else { return nil }
         let stuck = StepRecord(candidates: record.candidates, mainActor: record.mainActor, choice: record.choice,
                                defaultChoice: record.defaultChoice, checkpoints: stepCheckpoints)
         let steps = records + [stuck]
@@ -392,7 +412,7 @@ final class ScheduleRun: TaskExecutor, QuietlyLocked, @unchecked Sendable {
         lock.lock()
         let arrivals = namedOnArrival
         lock.unlock()
-        return StepTable(records: records, pending: pending, names: arrivals.merging(names) { _, later in later }, timerOwners: timerOwners)
+        return StepTable(records: records, pending: pending, names: arrivals.merging(names) { _, later in later }, owners: owners)
     }
 
     /// Who is left waiting, and after which checkpoint; the body itself if it never passed one.
@@ -538,20 +558,21 @@ struct StepRecord: Sendable {
 /// A run's steps, named only when first asked for: a search runs thousands of schedules and
 /// looks at the names of one. Names: `nameTask` / `nameNextTasks` names, else tasks numbered in
 /// order of first appearance (in the steps, then in `pending`: the entities ready at a choice
-/// point being shown); an actor draining its queue; a timer, with the task that slept.
+/// point being shown); an actor draining its queue; a timer, with the task that slept; the job
+/// that ends a `Task.yield()`, with the task that yielded.
 final class StepTable: @unchecked Sendable {  // inputs never change; the naming state is under `lock`
     let records: [StepRecord]
     private let pending: [EntityKey]
-    private let timerOwners: [EntityKey: EntityKey]
+    private let owners: [EntityKey: EntityKey]  // of timers and yields' wake-up jobs
     private let lock = NSLock()
     private var entities: [EntityKey: Entity]
     private var tasksNumbered = 0
     private var named: [ScheduleStep]?
 
-    init(records: [StepRecord], pending: [EntityKey] = [], names: [EntityKey: String], timerOwners: [EntityKey: EntityKey]) {
+    init(records: [StepRecord], pending: [EntityKey] = [], names: [EntityKey: String], owners: [EntityKey: EntityKey]) {
         self.records = records
         self.pending = pending
-        self.timerOwners = timerOwners
+        self.owners = owners
         entities = names.mapValues { .named($0) }
     }
 
@@ -576,10 +597,12 @@ final class StepTable: @unchecked Sendable {  // inputs never change; the naming
         if let known = entities[key] { return known }
         let made: Entity
         if key.isTimer {
-            made = .timer(owner: timerOwners[key].map(name))
+            made = .timer(owner: owners[key].map(name))
         } else if key.task != 0 {
             tasksNumbered += 1
             made = .task(tasksNumbered)
+        } else if let owner = owners[key] {
+            made = .yieldEnds(owner: name(owner))
         } else {
             made = .actor
         }

@@ -86,3 +86,7 @@ import Testing
 @Suite(.serialized) struct SharedTokenStore {
     @Test("07-actors/SharedTokenStore: your answer") func yourAnswer() async { await ExerciseRun.verdict("SharedTokenStore") }
 }
+
+@Suite(.serialized) struct TokenRefresher {
+    @Test("08-reentrancy/TokenRefresher: your answer") func yourAnswer() async { await ExerciseRun.verdict("TokenRefresher") }
+}

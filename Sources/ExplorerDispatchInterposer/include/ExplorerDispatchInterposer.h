@@ -29,6 +29,9 @@ bool workbook_explorer_running_main_actor_job(void);
 /// The address main-actor jobs are ordered on for ThreadSanitizer; main-queue drains are ordered
 /// on it too (Linux).
 void workbook_explorer_set_main_actor_order(const void *address);
+/// Around a main-queue block that waits for the run (`mainQueueDrained`): the drain lets main-actor
+/// jobs run meanwhile (Linux; a no-op elsewhere).
+void workbook_explorer_main_queue_block_waits(bool waiting);
 
 /// While the calling thread runs a job on one of the explorer's lanes (`on`), the Swift
 /// runtime's releases (`_swift_tsan_release`) on static storage are not passed to

@@ -134,9 +134,12 @@ public struct ExerciseChecker: Sendable {
             if deadlocked && confirmed.failedProperty == Property.finishes.id { return underSanitizer }
             return confirmed
         }
+        let why = underSanitizer.failedProperty == VerdictProperty.sanitizerLimitation
+            ? Localized("it reported a race this platform cannot judge", ja: "この環境では判定できない競合が報告されました")
+            : Localized("ThreadSanitizer changes how some GCD calls behave", ja: "ThreadSanitizer は一部の GCD の呼び出しの振る舞いを変えます")
         let note = terminal.paint(t(Localized(
-            "  (Under ThreadSanitizer this answer failed `\(underSanitizer.failedProperty ?? "?")`, and without it, it passed: ThreadSanitizer changes how some GCD calls behave — see docs/platforms.md. Counted as done.)",
-            ja: "  （ThreadSanitizer 下ではこの解答は `\(underSanitizer.failedProperty ?? "?")` で失敗し、なしでは成功しました。ThreadSanitizer は一部の GCD の呼び出しの振る舞いを変えます（docs/platforms.md）。完了として扱います。）")), .dim)
+            "  (Under ThreadSanitizer this answer failed `\(underSanitizer.failedProperty ?? "?")`, and without it, it passed: \(why.en) — see docs/platforms.md. Counted as done.)",
+            ja: "  （ThreadSanitizer 下ではこの解答は `\(underSanitizer.failedProperty ?? "?")` で失敗し、なしでは成功しました。\(why.ja)（docs/platforms.md）。完了として扱います。）")), .dim)
         return Verdict(exercise: exercise, status: .done, report: confirmed.report + "\n" + note, notRun: confirmed.notRun)
     }
 
@@ -190,7 +193,7 @@ public struct ExerciseChecker: Sendable {
         let learnerFiles = outcome.standardError.contains("ThreadSanitizer")
             ? LearnerFiles.under(learnerFolder, packageRoot: packageRoot, first: file) : LearnerFiles([file])
         if let sanitizer = SanitizerReport.first(in: outcome.standardError, learnerFolder: learnerFolder, learnerFiles: learnerFiles) {
-            let (property, reason, details) = describe(sanitizer)
+            let (property, reason, details) = describe(sanitizer, exercise: exercise)
             return fail(exercise, property, reason: reason, details: details, entry: entry, journal: journal)
         }
         // A trap or crash that TSan caught: "==1==ERROR: ThreadSanitizer: ILL on unknown address …".
@@ -294,7 +297,7 @@ public struct ExerciseChecker: Sendable {
 
     /// A ThreadSanitizer finding in the learner's words: both places, their source lines, and
     /// the variable they share when the two lines name one.
-    func describe(_ report: SanitizerReport) -> (property: String, reason: Localized, details: [String]) {
+    func describe(_ report: SanitizerReport, exercise: String = "") -> (property: String, reason: Localized, details: [String]) {
         // The variable both lines name, else the one the raced-on object was made for.
         let made = report.allocation.flatMap { place in place.line.flatMap { assignedVariable(place.file, line: $0) }.map { (place, $0) } }
         let variable = sharedVariable(report.accesses.compactMap(\.place)) ?? made?.1
@@ -350,6 +353,12 @@ public struct ExerciseChecker: Sendable {
                 ja: "ThreadSanitizer が `DispatchWorkItem(flags: .barrier)` のブロックの中（`\(item.function)`、\(at)）で競合を報告しました。これは Apple プラットフォームでの ThreadSanitizer の既知の制限で、あなたのコードの誤りと決まったわけではありません。`queue.async(execute:)` で投入した作業項目のバリアフラグを ThreadSanitizer の libdispatch 対応が落とすため、書き込みが読み取りと並んで動いたように見えるのです。バリアは ThreadSanitizer が理解できる `queue.async(flags: .barrier) { … }` で書いてください。報告された場所:"),
                 details)
         }
+        if report.isDataRace, mainQueueApartFromMainActor(exercise), report.accesses.contains(where: { $0.thread == "main thread" }) {
+            return (VerdictProperty.sanitizerLimitation, Localized(
+                "ThreadSanitizer reported a race with the main thread. Here the check cannot make the main queue and its own main actor one executor (docs/platforms.md), so a block sent with `DispatchQueue.main` may run beside code on the main actor, which on a device it never does: not a proven bug in your code. Reaching the main actor with `Task { @MainActor in … }` is judged the same everywhere. The places it named:",
+                ja: "ThreadSanitizer がメインスレッドとの競合を報告しました。この環境では、チェックはメインキューと自分のメインアクターを 1 つの executor にできません（docs/ja/platforms.md）。そのため `DispatchQueue.main` で送ったブロックが、メインアクター上のコードと並んで動くことがあります。実機ではそうはなりません。あなたのコードの誤りと決まったわけではありません。`Task { @MainActor in … }` でメインアクターに移る書き方なら、どの環境でも同じように判定されます。報告された場所:"),
+                details)
+        }
         guard report.isDataRace else {
             let place = report.learnerPlaces.first.map { "\($0.file):\($0.line.map(String.init) ?? "?") in \($0.function)" } ?? "?"
             return (VerdictProperty.sanitizer, Localized(
@@ -362,6 +371,18 @@ public struct ExerciseChecker: Sendable {
             "data race\(on): two threads touched the same memory, at least one writing, and nothing ordered the two accesses (no lock, queue, semaphore or thread start between them). ThreadSanitizer saw it happen:",
             ja: "\(onJa)データ競合: 2 本のスレッドが同じメモリに触れ、少なくとも一方は書き込みで、2 つのアクセスの間に順序付け（ロック、キュー、セマフォ、スレッド開始）がありませんでした。ThreadSanitizer が実際に観測しました:"),
             details)
+    }
+
+    /// The exercise has a probe that needs the main queue run as one executor with the explorer's
+    /// main actor (`PlatformMechanism.mainQueueOrder`), and this platform cannot do it: Apple
+    /// platforms, or Linux with its mechanisms off.
+    func mainQueueApartFromMainActor(_ exercise: String) -> Bool {
+        guard PlatformProbes.of(exercise).contains(where: { $0.needs.contains(.mainQueueOrder) }) else { return false }
+        #if canImport(Darwin)
+        return true
+        #else
+        return asOnApplePlatforms || PlatformMechanism.switchedOff
+        #endif
     }
 
     /// Where `barrierWorkItemsDropped` holds: the access made in a closure of a function that

@@ -185,3 +185,36 @@ final class DetachedMainActorRun: MainActorViewModelProtocol {
         }
     }
 }
+
+/// A correct answer the GCD way: the completion sends a block to the main queue, which on Apple
+/// platforms is the main actor's executor; the compiler takes the block to be `@MainActor`.
+@MainActor
+final class MainQueueBlock: MainActorViewModelProtocol {
+    private let client: ProfileClient
+    private let screen: ProfileScreen
+    private var newest = 0
+    init(client: ProfileClient, screen: ProfileScreen) { (self.client, self.screen) = (client, screen) }
+    func load(id: Int) {
+        newest += 1
+        let mine = newest
+        client.fetchProfile(id: id) { result in
+            DispatchQueue.main.async {
+                if mine == self.newest { present(result, on: self.screen) }
+            }
+        }
+    }
+}
+
+/// The main queue reached, but every answer shown: an older answer that comes last wins.
+@MainActor
+final class MainQueueEveryAnswer: MainActorViewModelProtocol {
+    private let client: ProfileClient
+    private let screen: ProfileScreen
+    init(client: ProfileClient, screen: ProfileScreen) { (self.client, self.screen) = (client, screen) }
+    func load(id: Int) {
+        let screen = self.screen
+        client.fetchProfile(id: id) { result in
+            DispatchQueue.main.async { present(result, on: screen) }
+        }
+    }
+}

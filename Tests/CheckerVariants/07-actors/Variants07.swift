@@ -70,6 +70,12 @@ let variants07: [VariantRegistration] = [
     .init("MainActorViewModel.detachedMainActorRun", "a correct answer: a detached task, then MainActor.run", breaks: passesTheCheck) {
         MainActorViewModelCheck.run { DetachedMainActorRun(client: $0, screen: $1) }
     },
+    .init("MainActorViewModel.mainQueueEveryAnswer", "answers sent to the main queue, every one shown: the older answer shown last", breaks: MainActorViewModelCheck.newestWins) {
+        MainActorViewModelCheck.run { MainQueueEveryAnswer(client: $0, screen: $1) }
+    },
+    .init("MainActorViewModel.mainQueueBlock", "a correct answer: DispatchQueue.main.async, then the newest-load check", breaks: passesTheCheck) {
+        MainActorViewModelCheck.run { MainQueueBlock(client: $0, screen: $1) }
+    },
     // SharedTokenStore
     .init("SharedTokenStore.storePerTab", "the starting code: a store per tab", breaks: SharedTokenStoreCheck.freshToken) {
         SharedTokenStoreCheck.run { StorePerTab(server: $0) }

@@ -13,9 +13,8 @@ import ExerciseKit
 // The `Task {}` below is the one from the chapter's story: it is made in a closure that is not
 // isolated, so it does not run on the main actor, although the view model does. Reach the main
 // actor the Swift concurrency way (`Task { @MainActor in … }`, or an `async` wrapper awaited from
-// the view model): under this check the main queue is not the main actor's executor, so an
-// answer through `DispatchQueue.main` may be called a data race although it is right
-// (docs/platforms.md).
+// the view model). `DispatchQueue.main.async` works too, but on a Mac this check may call such an
+// answer a data race although it is right (docs/platforms.md).
 //
 // Check your answer:   swift test --filter ExercisesTests.MainActorViewModel
 // Stuck?               a failing check prints a hint; all hints: exercises/exercises.json
