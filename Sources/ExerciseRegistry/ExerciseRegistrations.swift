@@ -49,4 +49,8 @@ public let exerciseRegistrations: [CheckRegistration] = [
           reference: { SharedTokenStoreCheck.run { Solutions.TokenApp(server: $0) } }),
     .init("TokenRefresher", properties: TokenRefresherCheck.properties, learner: { TokenRefresherCheck.run { Exercises.TokenRefresher(server: $0) } },
           reference: { TokenRefresherCheck.run { Solutions.TokenRefresher(server: $0) } }),
+    .init("DedupingCache", properties: DedupingCacheCheck.properties, learner: { DedupingCacheCheck.run { Exercises.ImageCache(server: $0) } },
+          reference: { DedupingCacheCheck.run { Solutions.ImageCache(server: $0) } }),
+    .init("SafeWithdraw", properties: SafeWithdrawCheck.properties, learner: { SafeWithdrawCheck.run { Exercises.CheckedAccount(balance: $0, fraudCheck: $1) } },
+          reference: { SafeWithdrawCheck.run { Solutions.CheckedAccount(balance: $0, fraudCheck: $1) } }),
 ]

@@ -105,8 +105,8 @@ public func checkExplored(
                         ja: "1 回目は「\(BilingualLabel.japanese(runs[0]))」、2 回目は「\(BilingualLabel.japanese(runs[1]))」でした")
         var whereItDiffered = Localized.verbatim("")
         var advice = Localized(
-            "Something outlives a schedule — a `static let shared` actor, a global, a cache — so no verdict about the interleavings can be trusted. Make the state inside the code that runs.",
-            ja: "スケジュールより長生きするもの（`static let shared` のアクター、グローバル変数、キャッシュ）があるため、インターリーブについての判定を信頼できません。状態は実行されるコードの中で作りましょう。")
+            "Something outlives a schedule — a `static let shared` actor, a global, a cache — or the code's own order changes from run to run: a `Dictionary` or `Set` keyed by values that differ each time (`ObjectIdentifier`, `UUID()`, addresses), random numbers. So no verdict about the interleavings can be trusted. Make the state inside the code that runs, and keep what must be served in order — waiting callers, say — in an array.",
+            ja: "スケジュールより長生きするもの（`static let shared` のアクター、グローバル変数、キャッシュ）があるか、コード自身の順序が実行ごとに変わります（毎回違う値（`ObjectIdentifier`、`UUID()`、アドレス）をキーにした `Dictionary` や `Set`、乱数）。そのため、インターリーブについての判定を信頼できません。状態は実行されるコードの中で作り、順に応えるべきもの（待っている呼び出し元など）は配列に持ちましょう。")
         if excusesRealClockTimers, !PlatformMechanism.clockReadings.isAvailable {
             return failure(result.failure, outcomes: result.outcomes)
         }

@@ -58,6 +58,8 @@ public enum PlatformProbes {
         "MainActorViewModel": MainActorViewModelCheck.platformProbes,
         "SharedTokenStore": SharedTokenStoreCheck.platformProbes,
         "TokenRefresher": TokenRefresherCheck.platformProbes,
+        "DedupingCache": DedupingCacheCheck.platformProbes,
+        "SafeWithdraw": SafeWithdrawCheck.platformProbes,
     ]
 
     /// "on this platform 2 checks could not run: a; b" — for the "done" line.

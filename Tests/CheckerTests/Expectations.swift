@@ -1,4 +1,5 @@
 import Foundation
+import JapaneseTextRules
 import Testing
 import WorkbookChecks
 import WorkbookCore
@@ -38,13 +39,21 @@ struct ListedVariant: Sendable, CustomTestStringConvertible {
 struct VariantsAreRejected {
     static let variants = ListedVariant.all()
 
-    @Test("the variant fails with the property it was written to break", arguments: variants)
+    /// Each variant runs once, reported in Japanese: the verdict's property is the same in both
+    /// languages, and the report is held to the Japanese text rules here (`JapaneseReportTests`),
+    /// which saves running every variant a second time.
+    @Test("the variant fails with the property it was written to break, and reports it in Japanese", arguments: variants)
     func rejected(variant: ListedVariant) async throws {
         let runner = try #require(ChildProcess.sibling(named: "variant-runner"))
         let catalog = try ExerciseCatalog.load(packageRoot: ListedVariant.packageRoot)
-        let checker = ExerciseChecker(packageRoot: ListedVariant.packageRoot, catalog: catalog, runner: runner, terminal: .plain, language: .en)
+        let checker = ExerciseChecker(packageRoot: ListedVariant.packageRoot, catalog: catalog, runner: runner,
+                                      terminal: Terminal(usesColor: false, usesUnicode: true, width: 100), language: .ja)
         // A dedicated thread, not a cooperative one: the child run blocks for seconds.
         let verdict = await onDedicatedThread { withCheckSlot { checker.checkVariant(variant.name, exercise: variant.exercise) } }
+        // `SHOW_REPORT=1` prints each report, to read them as a learner would.
+        if ProcessInfo.processInfo.environment["SHOW_REPORT"] != nil { print("\n" + verdict.report) }
+        let english = JapaneseReportTests.offending(verdict.report)
+        #expect(english.isEmpty, "\(variant.name) (\(verdict.failedProperty ?? "\(verdict.status)")) reports English in ja:\n\(EnglishWords.report(english))\n\nThe report:\n\(verdict.report)")
         if variant.breaks == ListedVariant.passes {
             // A correct answer in another style: the check must not raise a false alarm.
             #expect(verdict.status == .done, "\(variant.name) is correct but was rejected:\n\(verdict.report)")

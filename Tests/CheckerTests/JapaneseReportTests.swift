@@ -51,15 +51,6 @@ struct JapaneseReportTests {
         EnglishWords.offendingLines(report, alsoAllowed: codeNames, isQuoted: isQuoted)
     }
 
-    /// One failing variant for each property each exercise's variants break (the first listed),
-    /// or every failing variant with `WORKBOOK_JA_ALL_VARIANTS=1`.
-    static let variants: [ListedVariant] = {
-        let failing = VariantsAreRejected.variants.filter { $0.breaks != ListedVariant.passes }
-        if ProcessInfo.processInfo.environment["WORKBOOK_JA_ALL_VARIANTS"] == "1" { return failing }
-        var seen: Set<String> = []
-        return failing.filter { seen.insert("\($0.exercise) \($0.breaks)").inserted }
-    }()
-
     static func checker(_ runner: String) throws -> ExerciseChecker {
         let runner = try #require(ChildProcess.sibling(named: runner))
         var checker = ExerciseChecker(packageRoot: ListedVariant.packageRoot, catalog: ReferenceCatalog.catalog, runner: runner,
@@ -87,15 +78,5 @@ struct JapaneseReportTests {
         let verdict = await onDedicatedThread { withCheckSlot { checker.check(exercise) } }
         let offending = Self.offending(verdict.report)
         #expect(offending.isEmpty, "\(exercise) (\(verdict.status)) reports English in ja:\n\(EnglishWords.report(offending))\n\nThe report:\n\(verdict.report)")
-    }
-
-    @Test("a failing variant's report in ja: property, rule, what was seen, trace and hint", arguments: variants)
-    func variant(_ variant: ListedVariant) async throws {
-        let checker = try Self.checker(RunnerProtocol.variantExecutableName)
-        let verdict = await onDedicatedThread { withCheckSlot { checker.checkVariant(variant.name, exercise: variant.exercise) } }
-        // `SHOW_REPORT=1` prints each report, to read them as a learner would.
-        if ProcessInfo.processInfo.environment["SHOW_REPORT"] != nil { print("\n" + verdict.report) }
-        let offending = Self.offending(verdict.report)
-        #expect(offending.isEmpty, "\(variant.name) (\(verdict.failedProperty ?? "\(verdict.status)")) reports English in ja:\n\(EnglishWords.report(offending))\n\nThe report:\n\(verdict.report)")
     }
 }

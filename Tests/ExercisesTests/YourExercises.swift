@@ -90,3 +90,11 @@ import Testing
 @Suite(.serialized) struct TokenRefresher {
     @Test("08-reentrancy/TokenRefresher: your answer") func yourAnswer() async { await ExerciseRun.verdict("TokenRefresher") }
 }
+
+@Suite(.serialized) struct DedupingCache {
+    @Test("08-reentrancy/DedupingCache: your answer") func yourAnswer() async { await ExerciseRun.verdict("DedupingCache") }
+}
+
+@Suite(.serialized) struct SafeWithdraw {
+    @Test("08-reentrancy/SafeWithdraw: your answer") func yourAnswer() async { await ExerciseRun.verdict("SafeWithdraw") }
+}

@@ -495,6 +495,10 @@ public struct ExerciseChecker: Sendable {
     static func runnerEnvironment() -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"
+        // A `Dictionary` or `Set` iterates in an order set by its keys alone, not also by where
+        // its storage lies: code that resumes the waiters in a dictionary's order replays the
+        // same schedule the same way (else "fresh state" would blame it for the heap).
+        environment["SWIFT_DETERMINISTIC_HASHING"] = "1"
         // handle_sigill/sigtrap/abort: TSan prints the crashing thread's frames for a Swift or
         // libdispatch trap (SIGILL on x86_64, SIGTRAP on arm64) instead of dying silently.
         // atexit_sleep_ms=0: TSan otherwise sleeps 1 s at exit while other threads live (always,

@@ -351,3 +351,47 @@ actor SharedTaskHelper: TokenRefresherProtocol {
         return task
     }
 }
+
+/// A correct answer: waiters in a dictionary by ticket, resumed in the dictionary's order; a
+/// cancelled caller leaves at once with `CancellationError`, the refresh goes on for the others.
+actor WaitersByTicket: TokenRefresherProtocol {
+    private let server: TokenServer
+    private var current: AuthToken
+    private var refreshing = false
+    private var nextTicket = 0
+    private var waiters: [Int: CheckedContinuation<AuthToken, Error>] = [:]
+    init(server: TokenServer) { (self.server, current) = (server, server.firstToken) }
+    func token() async throws -> AuthToken {
+        if refreshing { return try await join() }
+        if current.isExpired { return try await refreshToken() }
+        return current
+    }
+    func refreshToken() async throws -> AuthToken {
+        if !refreshing {
+            refreshing = true
+            let server = self.server
+            Task {
+                let result: Result<AuthToken, Error>
+                do { result = .success(try await server.refresh()) } catch { result = .failure(error) }
+                if case let .success(fresh) = result { current = fresh }
+                refreshing = false
+                let joined = waiters
+                waiters = [:]
+                for waiter in joined.values { waiter.resume(with: result) }
+            }
+        }
+        return try await join()
+    }
+    private func join() async throws -> AuthToken {
+        let ticket = nextTicket
+        nextTicket += 1
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { waiters[ticket] = $0 }
+        } onCancel: {
+            Task { await self.leave(ticket) }
+        }
+    }
+    private func leave(_ ticket: Int) {
+        waiters.removeValue(forKey: ticket)?.resume(throwing: CancellationError())
+    }
+}

@@ -12,8 +12,9 @@ import ExerciseKit
 //   - no caller gets a token older than a refresh that was in flight (or done) when it asked;
 //   - a failed refresh reaches every caller waiting on it, as its error, and the next
 //     `refreshToken()` tries again;
-//   - one caller's cancellation stops that caller only: the shared refresh goes on, and the
-//     others get its token.
+//   - one caller's cancellation never cancels the shared refresh, nor leaves the others
+//     waiting: they get its token (the cancelled caller may get it too, or stop with
+//     `CancellationError`).
 //
 // Check your answer:   swift test --filter ExercisesTests.TokenRefresher
 // Stuck?               a failing check prints a hint; all hints: exercises/exercises.json
