@@ -13,7 +13,12 @@ enum Chapter08 {
             imageCache,
             checkThenAct,
             actorIsNotAFlowLock,
+            presentationFlow,
+            staleResults,
+            nonActorReentrancy,
+            oneAtATime,
         ],
-        games: [tokenRefreshGame, imageCacheGame, withdrawGame, actorRefreshGame],
-        children: [:])
+        games: [tokenRefreshGame, imageCacheGame, withdrawGame, actorRefreshGame, presentationGame, staleSearchGame,
+                nonReentrantGame, savesGame],
+        children: [syncOnCurrentQueueChildName: syncOnCurrentQueueChild])
 }

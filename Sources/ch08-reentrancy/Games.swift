@@ -107,4 +107,110 @@ extension Chapter08 {
             """),
         classify: classifyRefreshes,
         body: actorWithoutInFlight)
+
+    // MARK: Game 5: a second flow while the first is presenting
+
+    static let presentationGame = Game(
+        slug: "main-actor-presentation",
+        title: Localized("Two gifts, two flows: can you get a screen refused?", ja: "2 つのギフト、2 つのフロー: 画面を拒否させられるか？"),
+        narration: Localized(
+            """
+            Gift 1 arrives at 0 ms and its flow presents rankup1, then reward1; the user closes each screen 10 ms after it appears. \
+            Gift 2 arrives at 10 ms and `self.task = Task { … }` starts its flow while gift 1's is still running. Everything runs on the main actor. \
+            A refused screen ("already presenting") leaves its flow waiting for ever. Can you make that happen? Can you avoid it?
+            """,
+            ja: """
+            ギフト 1 が 0 ms に届き、そのフローが rankup1、次に reward1 を表示します。ユーザーは各画面を表示の 10 ms 後に閉じます。\
+            ギフト 2 は 10 ms に届き、`self.task = Task { … }` がギフト 1 のフローの実行中にそのフローを始めます。すべてメインアクターの上で動きます。\
+            拒否された画面（"already presenting"）は、そのフローを永遠に待たせます。それを起こせますか？ 避けられますか？
+            """),
+        explanation: Localized(
+            """
+            The two flows interleaved on the main actor: one presented while the other's screen was up, was refused, and its continuation was never resumed — the flow's task waits for ever, holding `self`. \
+            Overwriting `task` did not stop the first flow. Queue the flows (each task awaits the previous one) or cancel the previous flow and wait for it to finish (scenario 5, part 2).
+            """,
+            ja: """
+            2 つのフローがメインアクター上で交互に進みました。片方の画面が表示中にもう片方が表示しようとして拒否され、その継続は再開されませんでした。そのフローのタスクは `self` を保持したまま永遠に待ちます。\
+            `task` を上書きしても最初のフローは止まりません。フローを順に並べるか（各タスクが前のタスクを await する）、前のフローをキャンセルして終わるのを待ちます（シナリオ 5 のパート 2）。
+            """),
+        classify: classifyFlows,
+        body: overwrittenTaskFlows)
+
+    // MARK: Game 6: stale search results
+
+    static let staleSearchGame = Game(
+        slug: "stale-results",
+        title: Localized("Search as you type: can the older query's results win?", ja: "入力しながら検索: 古いクエリの結果を勝たせられるか？"),
+        narration: Localized(
+            """
+            The user types "sw" at 0 ms and "swift" at 5 ms. The `@MainActor` view model's `search(_:)` sets the query, awaits the API, and sets the results. \
+            The answer for "sw" takes 10 ms, for "swift" 5 ms: both are due at 10 ms. The screen must end with the results for "swift". Can you leave "sw" on it?
+            """,
+            ja: """
+            ユーザーが 0 ms に "sw"、5 ms に "swift" と入力します。`@MainActor` のビューモデルの `search(_:)` はクエリを設定し、API を await し、結果を設定します。\
+            "sw" の応答は 10 ms、"swift" は 5 ms かかり、どちらも 10 ms に届きます。画面は最後に "swift" の結果を表示していなければなりません。"sw" を残せますか？
+            """),
+        explanation: Localized(
+            """
+            The answer for "sw" arrived after the one for "swift" and overwrote it: each search wrote whatever came back, with no look at the query it answered. \
+            Keep the search in flight (cancel it when the query changes) and check, after the `await`, that the results still answer the latest query (scenario 6, part 2; chapter 04, play 2).
+            """,
+            ja: """
+            "sw" の応答が "swift" の応答の後に届き、それを上書きしました。それぞれの検索は、どのクエリへの答えかを見ずに、返ってきたものを書き込みました。\
+            実行中の検索を保持し（クエリが変わったらキャンセルし）、`await` の後で結果がまだ最新のクエリへの答えであることを確かめます（シナリオ 6 のパート 2、第 04 章の play 2）。
+            """),
+        classify: classifySearch,
+        body: staleSearch)
+
+    // MARK: Game 7: if actors were not reentrant
+
+    static let nonReentrantGame = Game(
+        slug: "non-reentrant-calls",
+        title: Localized("If actors were not reentrant: can you make two calls deadlock?", ja: "アクターが再入しなかったら: 2 つの呼び出しをデッドロックさせられるか？"),
+        narration: Localized(
+            """
+            A ledger and a bank, each run as a non-reentrant actor would be: a call holds its gate for its whole length, `await`s included. \
+            A calls `ledger.post()`, which awaits `bank.approve()`; B calls `bank.audit()`, which awaits `ledger.balance()`. Can you make them wait for each other for ever?
+            """,
+            ja: """
+            台帳と銀行を、再入しないアクターならこう動くという形で実行します。呼び出しは `await` も含めて最後までゲートを保持します。\
+            A は `ledger.post()` を呼び、それが `bank.approve()` を await します。B は `bank.audit()` を呼び、それが `ledger.balance()` を await します。2 つを永遠に待ち合わせさせられますか？
+            """),
+        explanation: Localized(
+            """
+            A held the ledger and waited for the bank; B held the bank and waited for the ledger. Neither gate is given up across an `await`, so neither call can go on. \
+            Swift's actors give up the actor at every `await` — they are reentrant — so the same calls on real actors end in every schedule (scenario 7, part 4). That is why the rest of this chapter is needed.
+            """,
+            ja: """
+            A は台帳を保持して銀行を待ち、B は銀行を保持して台帳を待ちました。どちらのゲートも `await` をまたいで手放されないので、どちらの呼び出しも先へ進めません。\
+            Swift のアクターはすべての `await` でアクターを手放します（再入可能）。だから本物のアクターでは、同じ呼び出しがどのスケジュールでも終わります（シナリオ 7 のパート 4）。この章の残りの内容が必要になるのはそのためです。
+            """),
+        classify: classifyDone,
+        body: nonReentrantCalls)
+
+    // MARK: Game 8: two saves on a reentrant actor
+
+    static let savesGame = Game(
+        slug: "when-reentrancy-is-not-wanted",
+        title: Localized("Two saves on an actor: can the older draft end up on the server?", ja: "アクターへの 2 回の保存: 古い下書きをサーバーに残せるか？"),
+        narration: Localized(
+            """
+            The editor saves d1 at 0 ms (a 10 ms upload) and d2 at 5 ms (a 5 ms upload) through an actor whose `save(_:)` awaits the upload. \
+            Both uploads end at 10 ms. Rule: one upload at a time, and the server ends with d2. Can you leave d1 there?
+            """,
+            ja: """
+            エディタが、アップロードを await する `save(_:)` を持つアクターを通して、0 ms に d1（アップロード 10 ms）、5 ms に d2（アップロード 5 ms）を保存します。\
+            どちらのアップロードも 10 ms に終わります。規則: アップロードは一度に 1 つで、サーバーは最後に d2 を持つ。d1 を残せますか？
+            """),
+        explanation: Localized(
+            """
+            d2's save ran while d1's was suspended at the upload, so both uploads were in flight at once (that alone breaks the rule), and they could end in either order. \
+            There is no non-reentrant actor: change state before the first `await`, chain each task to the previous one, or feed one consumer through an `AsyncStream` (scenario 8).
+            """,
+            ja: """
+            d1 の保存がアップロードでサスペンドしている間に d2 の保存が動いたので、2 つのアップロードが同時に走り（それだけで規則違反です）、どちらの順にも終わり得ました。\
+            再入しないアクターはありません。最初の `await` の前に状態を変えるか、各タスクを前のタスクにつなぐか、`AsyncStream` で 1 つの消費者に送ります（シナリオ 8）。
+            """),
+        classify: classifySaves,
+        body: racySaves)
 }

@@ -17,6 +17,9 @@ struct ExploredCase: Sendable {
     /// replays in `replay N`.
     let forbidden: ScheduleReport?
     let uncontrolled: [String]
+    /// The search stopped at a schedule that failed (a deadlock, say): the tally has only what ran
+    /// before it.
+    let stoppedAtFailure: Bool
 
     /// The outcomes seen, sorted: what the tests compare.
     var outcomes: [String] { tally.outcomes.map(\.outcome).sorted() }
@@ -47,7 +50,7 @@ func explore(bound: Int = 2, classify: @escaping @Sendable (String) -> OutcomeTa
             }.failure
         }
         return ExploredCase(tally: tally, schedules: all.schedulesRun, exhausted: all.exhausted, bound: bound,
-                            forbidden: forbidden, uncontrolled: all.uncontrolled)
+                            forbidden: forbidden, uncontrolled: all.uncontrolled, stoppedAtFailure: all.failure != nil)
     }
 }
 
@@ -66,7 +69,10 @@ extension ScenarioContext {
     /// A heading for one explored case, its tally, and — if it found one — the forbidden
     /// schedule step by step, ending with the commands that play and replay it.
     func show(_ explored: ExploredCase, _ heading: Localized, game: Int? = nil, key: String) {
-        let reach = explored.exhausted
+        let reach = explored.stoppedAtFailure
+            ? Localized("stopped at the first failing schedule, the \(ordinal(explored.schedules))",
+                        ja: "最初に失敗したスケジュール（\(explored.schedules) 個目）で停止")
+            : explored.exhausted
             ? Localized("every schedule within \(explored.bound) preemptions, \(explored.schedules) schedules",
                         ja: "プリエンプション \(explored.bound) 回以内のすべてのスケジュール、\(explored.schedules) 個")
             : Localized("\(explored.schedules) schedules", ja: "スケジュール \(explored.schedules) 個")
@@ -106,4 +112,10 @@ extension ScenarioContext {
 /// The result of an async call, as a value.
 func result<Value>(of body: @Sendable () async throws -> Value) async -> Result<Value, any Error> {
     do { return .success(try await body()) } catch { return .failure(error) }
+}
+
+/// `1st`, `2nd`, `3rd`, `4th`, `11th`.
+func ordinal(_ number: Int) -> String {
+    let suffix = (11...13).contains(number % 100) ? "th" : [1: "st", 2: "nd", 3: "rd"][number % 10] ?? "th"
+    return "\(number)\(suffix)"
 }
