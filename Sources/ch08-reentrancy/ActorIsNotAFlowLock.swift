@@ -63,17 +63,17 @@ actor RefreshingActorInFlight {
 extension Chapter08 {
     /// Requests A and B were both rejected with v1. A asks for a refresh at 0 ms; B at 10 ms, when
     /// the server answers A. Returns `refreshes=… A=… B=…`.
-    static func twoRejected(server: AuthServer, refresh: @escaping @Sendable (Token) async throws -> Token?) async throws -> String {
+    static func twoRejected(server: AuthServer, refresh: @escaping @Sendable (_ caller: String, _ rejected: Token) async throws -> Token?) async throws -> String {
         let clock = ExplorerClock()
         nameNextTasks("A", "B", refreshTaskName, refreshTaskName)
         async let a: Token? = {
             checkpoint(Localized("A: 401 with v1, refresh", ja: "A: v1 で 401、リフレッシュ"))
-            return try await refresh(Token(version: 1))
+            return try await refresh("A", Token(version: 1))
         }()
         async let b: Token? = {
             try await clock.sleep(for: .milliseconds(10))
             checkpoint(Localized("B: 401 with v1, refresh", ja: "B: v1 で 401、リフレッシュ"))
-            return try await refresh(Token(version: 1))
+            return try await refresh("B", Token(version: 1))
         }()
         let (first, second) = try await (a, b)
         return "refreshes=\(server.refreshes) A=\(first.map(\.description) ?? "nil") B=\(second.map(\.description) ?? "nil")"
@@ -82,7 +82,7 @@ extension Chapter08 {
     @Sendable static func actorWithoutInFlight() async throws -> String {
         let server = AuthServer()
         let manager = RefreshingActor(server: server)
-        return try await twoRejected(server: server) { try await manager.refreshToken(rejected: $0) }
+        return try await twoRejected(server: server) { try await manager.refreshToken(rejected: $1) }
     }
 
     /// One refresh per rejected token; a second refresh retires the token the first one handed out.
@@ -117,7 +117,7 @@ extension Chapter08 {
         let callbacks = await explore(classify: classifyRefreshes) {
             let server = AuthServer()
             let client = CallbackAuthClient(server: server)
-            return try await twoRejected(server: server) { rejected in
+            return try await twoRejected(server: server) { _, rejected in
                 await withCheckedContinuation { done in client.refreshToken(rejected: rejected) { done.resume(returning: $0) } }
             }
         }
@@ -127,11 +127,19 @@ extension Chapter08 {
         let inFlight = await explore(classify: classifyRefreshes) {
             let server = AuthServer()
             let manager = RefreshingActorInFlight(server: server)
-            return try await twoRejected(server: server) { try await manager.refreshToken(rejected: $0) }
+            return try await twoRejected(server: server) { try await manager.refreshToken(rejected: $1) }
         }
         context.show(inFlight, Localized("3) An actor with the refresh in flight", ja: "3) 実行中のリフレッシュを持つアクター"), key: "in flight")
+        let perTab = await explore(classify: classifyRefreshes) {
+            let server = AuthServer()
+            let tabA = RefreshingActorInFlight(server: server), tabB = RefreshingActorInFlight(server: server)
+            return try await twoRejected(server: server) { caller, rejected in
+                try await (caller == "A" ? tabA : tabB).refreshToken(rejected: rejected)   // each tab its own instance
+            }
+        }
+        context.show(perTab, Localized("4) The same actor, one instance per tab (A's and B's)", ja: "4) 同じアクターを、タブごとに 1 インスタンス（A 用と B 用）"), key: "per tab")
         context.say(Localized(
-            "   The same outcomes for the callbacks and the actor: moving the code into an actor removed the data race, not the hole. What the actor did change is where the hole shows — at the `await`, in one method, instead of between a lock and a callback.",
-            ja: "   コールバックとアクターで結果は同じです。コードをアクターに移すとデータ競合はなくなりますが、穴はなくなりません。アクターが変えたのは穴の見え方です。ロックとコールバックの間ではなく、1 つのメソッドの `await` のところに見えます。"))
+            "   The same outcomes for the callbacks and the actor: moving the code into an actor removed the data race, not the hole. What the actor did change is where the hole shows — at the `await`, in one method, instead of between a lock and a callback. And the refresh in flight serializes only the callers of one instance: with an instance per tab there were two refreshes again (chapter 07, scenario 6).",
+            ja: "   コールバックとアクターで結果は同じです。コードをアクターに移すとデータ競合はなくなりますが、穴はなくなりません。アクターが変えたのは穴の見え方です。ロックとコールバックの間ではなく、1 つのメソッドの `await` のところに見えます。そして実行中のリフレッシュが直列にするのは、1 つのインスタンスの呼び出し元だけです。タブごとのインスタンスでは、リフレッシュは再び 2 回になりました（第 07 章のシナリオ 6）。"))
     }
 }
