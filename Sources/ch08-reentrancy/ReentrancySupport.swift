@@ -30,7 +30,7 @@ struct ExploredCase: Sendable {
 func explore(bound: Int = 2, classify: @escaping @Sendable (String) -> OutcomeTally.Verdict,
              _ body: @escaping Explorer.Body) async -> ExploredCase {
     await onDedicatedThread {
-        var budget = Explorer.Budget(maxSchedules: 20_000, maxSeconds: 5)
+        var budget = Explorer.Budget(maxSchedules: 20_000, maxSeconds: 5, foreignWaitSeconds: 0)   // nothing here waits on another thread
         budget.guaranteedBound = bound
         let all = Explorer.explore(.exhaustive(maxPreemptions: bound), budget: budget, body)
         var tally = OutcomeTally(classify: classify)
