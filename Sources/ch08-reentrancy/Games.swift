@@ -117,20 +117,20 @@ extension Chapter08 {
             """
             Gift 1 arrives at 0 ms and its flow presents rankup1, then reward1; the user closes each screen 10 ms after it appears. \
             Gift 2 arrives at 10 ms and `self.task = Task { … }` starts its flow while gift 1's is still running. Everything runs on the main actor. \
-            A refused screen ("already presenting") leaves its flow waiting for ever. Can you make that happen? Can you avoid it?
+            A refused screen ("already presenting") leaves its flow waiting for ever. Is there an order of steps that avoids it?
             """,
             ja: """
             ギフト 1 が 0 ms に届き、そのフローが rankup1、次に reward1 を表示します。ユーザーは各画面を表示の 10 ms 後に閉じます。\
             ギフト 2 は 10 ms に届き、`self.task = Task { … }` がギフト 1 のフローの実行中にそのフローを始めます。すべてメインアクターの上で動きます。\
-            拒否された画面（"already presenting"）は、そのフローを永遠に待たせます。それを起こせますか？ 避けられますか？
+            拒否された画面（"already presenting"）は、そのフローを永遠に待たせます。それを避けられる実行順はありますか？
             """),
         explanation: Localized(
             """
-            The two flows interleaved on the main actor: one presented while the other's screen was up, was refused, and its continuation was never resumed — the flow's task waits for ever, holding `self`. \
+            No order avoids it. The two flows interleaved on the main actor: one presented while the other's screen was up, was refused, and its continuation was never resumed — the flow's task waits for ever, holding `self`. \
             Overwriting `task` did not stop the first flow. Queue the flows (each task awaits the previous one) or cancel the previous flow and wait for it to finish (scenario 5, part 2).
             """,
             ja: """
-            2 つのフローがメインアクター上で交互に進みました。片方の画面が表示中にもう片方が表示しようとして拒否され、その継続は再開されませんでした。そのフローのタスクは `self` を保持したまま永遠に待ちます。\
+            どの順序でも避けられません。2 つのフローがメインアクター上で交互に進みました。片方の画面が表示中にもう片方が表示しようとして拒否され、その継続は再開されませんでした。そのフローのタスクは `self` を保持したまま永遠に待ちます。\
             `task` を上書きしても最初のフローは止まりません。フローを順に並べるか（各タスクが前のタスクを await する）、前のフローをキャンセルして終わるのを待ちます（シナリオ 5 のパート 2）。
             """),
         classify: classifyFlows,
@@ -196,19 +196,19 @@ extension Chapter08 {
         narration: Localized(
             """
             The editor saves d1 at 0 ms (a 10 ms upload) and d2 at 5 ms (a 5 ms upload) through an actor whose `save(_:)` awaits the upload. \
-            Both uploads end at 10 ms. Rule: one upload at a time, and the server ends with d2. Can you leave d1 there?
+            Both uploads end at 10 ms. Rule: one upload at a time, and the server ends with d2. Can you leave d1 there? Can you keep the uploads apart?
             """,
             ja: """
             エディタが、アップロードを await する `save(_:)` を持つアクターを通して、0 ms に d1（アップロード 10 ms）、5 ms に d2（アップロード 5 ms）を保存します。\
-            どちらのアップロードも 10 ms に終わります。規則: アップロードは一度に 1 つで、サーバーは最後に d2 を持つ。d1 を残せますか？
+            どちらのアップロードも 10 ms に終わります。規則: アップロードは一度に 1 つで、サーバーは最後に d2 を持つ。d1 を残せますか？ アップロードを重ならないようにできますか？
             """),
         explanation: Localized(
             """
-            d2's save ran while d1's was suspended at the upload, so both uploads were in flight at once (that alone breaks the rule), and they could end in either order. \
+            d2's save ran while d1's was suspended at the upload, so both uploads were in flight at once, whatever the order of steps (that alone breaks the rule), and they could end in either order. \
             There is no non-reentrant actor: change state before the first `await`, chain each task to the previous one, or feed one consumer through an `AsyncStream` (scenario 8).
             """,
             ja: """
-            d1 の保存がアップロードでサスペンドしている間に d2 の保存が動いたので、2 つのアップロードが同時に走り（それだけで規則違反です）、どちらの順にも終わり得ました。\
+            d1 の保存がアップロードでサスペンドしている間に d2 の保存が動いたので、2 つのアップロードが同時に走り（どの順序でもそうなり、それだけで規則違反です）、どちらの順にも終わり得ました。\
             再入しないアクターはありません。最初の `await` の前に状態を変えるか、各タスクを前のタスクにつなぐか、`AsyncStream` で 1 つの消費者に送ります（シナリオ 8）。
             """),
         classify: classifySaves,

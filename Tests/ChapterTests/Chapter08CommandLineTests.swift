@@ -9,7 +9,7 @@ struct Chapter08CommandLineTests {
         let english = try await runChapterExecutable("ch08-reentrancy", ["--list"])
         #expect(english.status == 0)
         #expect(english.standardOutput.contains("The token refresh, as it happened"))
-        #expect(english.standardOutput.contains("8. When reentrancy is not wanted"))
+        #expect(english.standardOutput.contains("8.  When reentrancy is not wanted"))
         let japanese = try await runChapterExecutable("ch08-reentrancy", ["--lang", "ja", "--list"])
         #expect(japanese.status == 0)
         #expect(japanese.standardOutput.contains("トークンのリフレッシュ、実際に起きたこと"))
