@@ -117,12 +117,12 @@ extension Chapter08 {
             """
             Gift 1 arrives at 0 ms and its flow presents rankup1, then reward1; the user closes each screen 10 ms after it appears. \
             Gift 2 arrives at 10 ms and `self.task = Task { … }` starts its flow while gift 1's is still running. Everything runs on the main actor. \
-            A refused screen ("already presenting") leaves its flow waiting for ever. Is there an order of steps that avoids it?
+            A refused screen (`already presenting`) leaves its flow waiting for ever. Is there an order of steps that avoids it?
             """,
             ja: """
             ギフト 1 が 0 ms に届き、そのフローが rankup1、次に reward1 を表示します。ユーザーは各画面を表示の 10 ms 後に閉じます。\
             ギフト 2 は 10 ms に届き、`self.task = Task { … }` がギフト 1 のフローの実行中にそのフローを始めます。すべてメインアクターの上で動きます。\
-            拒否された画面（"already presenting"）は、そのフローを永遠に待たせます。それを避けられる実行順はありますか？
+            拒否された画面（`already presenting`）は、そのフローを永遠に待たせます。それを避けられる実行順はありますか？
             """),
         explanation: Localized(
             """

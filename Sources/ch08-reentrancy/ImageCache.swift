@@ -191,7 +191,7 @@ extension Chapter08 {
         let counts = Set(racy.outcomes.map { $0.split(separator: " ").first.map(String.init) ?? "" })
         context.note("racy letter", counts == ["downloads=1", "downloads=2"] ? "B" : counts == ["downloads=2"] ? "C" : "A")
         let deduping = await explore(classify: classifyDownloads) { try await twoCells(deduping: true) }
-        context.show(deduping, Localized("2) With the downloads in flight, [URL: Task<Image, Error>]", ja: "2) 実行中のダウンロード [URL: Task<Image, Error>] を持つと"), key: "deduping")
+        context.show(deduping, Localized("2) With the downloads in flight, `[URL: Task<Image, Error>]`", ja: "2) 実行中のダウンロード `[URL: Task<Image, Error>]` を持つと"), key: "deduping")
         let more = await inVirtualTime(dedupingFailureAndKeys).outcomeText
         context.note("deduping more", more)
         context.say(Localized("3) The deduping cache: the first download fails while A and B wait; C asks later; then two other URLs at once:",

@@ -106,7 +106,7 @@ extension Chapter08 {
 
     /// The ledger and the bank as non-reentrant actors: each call holds its gate across its
     /// `await`s. A posts to the ledger (which asks the bank); B audits at the bank (which asks the
-    /// ledger). Returns `done` — or deadlocks, when each holds its own gate and waits for the other's.
+    /// ledger). Returns `A=done B=done` — or deadlocks, when each holds its own gate and waits for the other's.
     @Sendable static func nonReentrantCalls() async throws -> String {
         let ledgerGate = SerialGate(), bankGate = SerialGate()
         nameTask(Localized("caller", ja: "呼び出し元"))
@@ -128,7 +128,7 @@ extension Chapter08 {
             await bankGate.leave()
         }()
         _ = await (a, b)
-        return "done"
+        return "A=done B=done"
     }
 
     /// The same two calls on real actors.
@@ -138,11 +138,11 @@ extension Chapter08 {
         async let a: Void = ledger.post(approvedBy: bank)
         async let b: Int = bank.audit(ledger)
         _ = await (a, b)
-        return "done"
+        return "A=done B=done"
     }
 
     static func classifyDone(_ outcome: String) -> OutcomeTally.Verdict {
-        outcome == "done" ? .acceptable : .forbidden
+        outcome == "A=done B=done" ? .acceptable : .forbidden
     }
 
     static let nonActorReentrancy = Scenario(

@@ -128,13 +128,13 @@ extension Chapter08 {
         narration: Localized(
             """
             A `@MainActor` screen shows a rank-up flow for each gift: a rank-up screen, then a reward screen, each awaited until the user closes it (10 ms). \
-            The presenter shows one screen at a time and refuses another while one is up ("already presenting"), calling nothing back. \
+            The presenter shows one screen at a time and refuses another while one is up (`already presenting`), calling nothing back. \
             Gift 1 arrives at 0 ms; gift 2 at 10 ms, as the user closes the first screen. \
             1) `self.task = Task { … }` for each gift, without cancelling the one running. 2) Triggers queued: each flow's task awaits the previous one. Both explored.
             """,
             ja: """
             `@MainActor` の画面が、ギフトごとにランクアップのフローを表示します。ランクアップの画面、次に報酬の画面を表示し、それぞれユーザーが閉じる（10 ms）まで await します。\
-            表示役は一度に 1 つの画面しか表示せず、表示中は別の画面を拒否し（"already presenting"）、何もコールバックしません。\
+            表示役は一度に 1 つの画面しか表示せず、表示中は別の画面を拒否し（`already presenting`）、何もコールバックしません。\
             ギフト 1 は 0 ms に、ギフト 2 はユーザーが最初の画面を閉じる 10 ms に届きます。\
             1) ギフトごとに `self.task = Task { … }`。実行中のタスクはキャンセルしない。2) きっかけを順に並べる: 各フローのタスクが前のタスクを await する。どちらも探索します。
             """),

@@ -22,7 +22,7 @@ struct ExploredCase: Sendable {
     let stoppedAtFailure: Bool
 
     /// The outcomes seen, sorted: what the tests compare.
-    var outcomes: [String] { tally.outcomes.map(\.outcome).sorted() }
+    var outcomes: [String] { tally.outcomes.map { BilingualLabel.english($0.outcome) }.sorted() }
 }
 
 /// Explores `body` in every schedule with at most `bound` preemptions (all of them, whatever the
@@ -39,7 +39,7 @@ func explore(bound: Int = 2, classify: @escaping @Sendable (String) -> OutcomeTa
         }
         var forbidden = all.failure
         if let failure = all.failure {
-            tally.record(failure.outcomeText, forbidden: true)
+            tally.record(BilingualLabel.join(failure.outcomeText(.en), failure.outcomeText(.ja)), forbidden: true)
         } else if tally.forbiddenCount > 0 {
             // Again, stopping at the first forbidden outcome: the search's order gives the
             // schedule with the fewest preemptions.

@@ -129,7 +129,7 @@ struct Chapter08Tests {
         #expect(context.noted("recursive lock total") == "90")
         #expect(context.noted("recursive lock final") == "100")
         #expect(context.noted("non-reentrant outcomes")?.hasPrefix("deadlock: ") == true)
-        #expect(context.noted("actors outcomes") == "done")
+        #expect(context.noted("actors outcomes") == "A=done B=done")
         #expect(context.noted("actors exhausted") == "true")
     }
 
