@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "ch05-continuations", targets: ["ch05-continuations"]),
         .executable(name: "ch06-streams", targets: ["ch06-streams"]),
         .executable(name: "ch07-actors", targets: ["ch07-actors"]),
+        .executable(name: "ch08-reentrancy", targets: ["ch08-reentrancy"]),
         .executable(name: "workbook", targets: ["workbook"]),
     ],
     targets: [
@@ -71,6 +72,7 @@ let package = Package(
         .executableTarget(name: "ch05-continuations", dependencies: ["WorkbookCore", "WorkbookExplorer"]),
         .executableTarget(name: "ch06-streams", dependencies: ["WorkbookCore", "WorkbookExplorer"]),
         .executableTarget(name: "ch07-actors", dependencies: ["WorkbookCore", "WorkbookExplorer", "Ch07LegacyLibrary"]),
+        .executableTarget(name: "ch08-reentrancy", dependencies: ["WorkbookCore", "WorkbookExplorer"]),
         // Chapter 07's library written before strict concurrency: Swift 5 mode, minimal checking. Its
         // callbacks cross into the chapter's Swift 6 code, where the dynamic isolation checks sit.
         .target(name: "Ch07LegacyLibrary", swiftSettings: [.swiftLanguageMode(.v5)]),
@@ -96,7 +98,7 @@ let package = Package(
         // The rules that find English words in Japanese output, shared by the chapter and report tests.
         .target(name: "JapaneseTextRules", path: "Tests/JapaneseTextRules"),
         .testTarget(name: "CheckerTests", dependencies: ["WorkbookChecks", "ExerciseKit", "WorkbookExplorer", "JapaneseTextRules"]),
-        .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "WorkbookExplorer", "ch01-gcd", "ch02-operations", "ch03-threads", "ch04-async-await", "ch05-continuations", "ch06-streams", "ch07-actors", "ExerciseKit", "JapaneseTextRules"]),
+        .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "WorkbookExplorer", "ch01-gcd", "ch02-operations", "ch03-threads", "ch04-async-await", "ch05-continuations", "ch06-streams", "ch07-actors", "ch08-reentrancy", "ExerciseKit", "JapaneseTextRules"]),
     ]
 )
 

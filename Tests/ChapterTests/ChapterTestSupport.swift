@@ -8,10 +8,11 @@ import WorkbookCore
 @testable import ch05_continuations
 @testable import ch06_streams
 @testable import ch07_actors
+@testable import ch08_reentrancy
 
 /// Every chapter executable's chapter, in order.
 let allChapters = [Chapter01.chapter, Chapter02.chapter, Chapter03.chapter, Chapter04.chapter, Chapter05.chapter, Chapter06.chapter,
-                   Chapter07.chapter]
+                   Chapter07.chapter, Chapter08.chapter]
 
 /// Every scenario of every chapter, named "chNN slug" for the test list.
 let allScenarios: [ScenarioName] = allChapters.flatMap { chapter in

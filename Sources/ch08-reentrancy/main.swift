@@ -1,0 +1,2 @@
+import WorkbookCore
+Chapter08.chapter.main()
