@@ -165,3 +165,25 @@ actor HeldInPot: SafeWithdrawProtocol {
         return approved
     }
 }
+
+/// Holds the money, noting the amount in one property for every call in flight: a refusal gives
+/// back whatever the latest withdrawal noted.
+actor OneHoldForAll: SafeWithdrawProtocol {
+    private(set) var balance: Int
+    private let fraudCheck: FraudCheck
+    private var pending = 0
+    init(balance: Int, fraudCheck: FraudCheck) { (self.balance, self.fraudCheck) = (balance, fraudCheck) }
+    func deposit(_ amount: Int) { balance += amount }
+    func withdraw(_ amount: Int) async -> Bool {
+        guard balance >= amount else { return false }
+        balance -= amount
+        pending = amount
+        guard await fraudCheck.approve(amount) else {
+            balance += pending
+            pending = 0
+            return false
+        }
+        pending = 0
+        return true
+    }
+}

@@ -101,6 +101,9 @@ let variants08: [VariantRegistration] = [
     .init("SafeWithdraw.ledgerBeforeDebit", "checked again after the check, then an await before the debit", breaks: SafeWithdrawCheck.overdrawn) {
         SafeWithdrawCheck.run { LedgerBeforeDebit(balance: $0, fraudCheck: $1) }
     },
+    .init("SafeWithdraw.oneHoldForAll", "one property notes the held amount for every withdrawal in flight", breaks: SafeWithdrawCheck.lostUpdate) {
+        SafeWithdrawCheck.run { OneHoldForAll(balance: $0, fraudCheck: $1) }
+    },
     .init("SafeWithdraw.checksAgainAfterAwait", "a correct answer: checked before and after the fraud check, debited at once", breaks: passesTheCheck) {
         SafeWithdrawCheck.run { ChecksAgainAfterAwait(balance: $0, fraudCheck: $1) }
     },

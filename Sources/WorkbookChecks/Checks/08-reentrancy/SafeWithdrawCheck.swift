@@ -10,6 +10,7 @@ import WorkbookExplorer
 /// 2. Balance 100: a withdrawal of 60; a deposit of 50 during its check.
 /// 3. Balance 100: withdrawals of 30 and 40 at once, both approved.
 /// 4. Balance 100: a withdrawal of 80 the fraud check refuses; a deposit of 20 during its check.
+/// 5. Balance 100: a refused withdrawal of 30 and an approved one of 50 at once.
 public enum SafeWithdrawCheck {
     public static let overdrawn = Property(
         id: "overdrawn",
@@ -99,6 +100,9 @@ public enum SafeWithdrawCheck {
         Case(call: Localized("balance 100: A withdraws 80, which the fraud check refuses; 5 ms later, during the check, B deposits 20",
                              ja: "残高 100: A が 80 を引き出すが、不正検査が拒否する。5 ms 後、検査の間に B が 20 を入金する"),
              refusing: [80], allCarriedOut: false, moves: [("A", .withdraw(80), 0), ("B", .deposit(20), 5)]),
+        Case(call: Localized("balance 100: A withdraws 30, which the fraud check refuses, and B withdraws 50 at once, which it approves",
+                             ja: "残高 100: A が 30 を引き出し（不正検査は拒否）、同時に B が 50 を引き出す（承認）"),
+             refusing: [30], allCarriedOut: false, moves: [("A", .withdraw(30), 0), ("B", .withdraw(50), 0)]),
     ]
 
     public static func run(_ make: @escaping Make) -> CheckResult {
