@@ -34,6 +34,7 @@ case "$mode" in
 esac
 export TSAN_OPTIONS="halt_on_error=1:exitcode=66:detect_deadlocks=0:report_thread_leaks=0:report_signal_unsafe=0:history_size=7:handle_sigill=1:handle_sigtrap=1:handle_abort=1:atexit_sleep_ms=0"
 export SWIFT_BACKTRACE="enable=no"
+export SWIFT_DETERMINISTIC_HASHING=1  # as ExerciseChecker.runnerEnvironment gives the runners
 [ "$as_on_apple" -eq 1 ] && export WORKBOOK_LINUX_MECHANISMS=off
 if [ "$busy" -eq 1 ]; then ( while :; do :; done ) & hog=$!; trap 'kill $hog 2>/dev/null' EXIT; fi
 stderr_file=$(mktemp)  # one per invocation: several loops may run at once

@@ -44,7 +44,7 @@ public final class ImageServer: Sendable {
             state.mostAtOnce = max(state.mostAtOnce, state.inFlight.count)
             return state.started[key]!
         }
-        checkpoint(Localized("server: download \(number) of \(key) begins", ja: "サーバー: \(key) のダウンロード \(number) 開始"))
+        checkpoint(Localized("server: download \(number) of \"\(key)\" begins", ja: "サーバー: \"\(key)\" のダウンロード \(number) 開始"))
         defer { state.withLock { _ = $0.inFlight.remove(key) } }
         try await ExplorerClock().sleep(for: Self.latency)
         let fails = state.withLock { state in
@@ -53,10 +53,10 @@ public final class ImageServer: Sendable {
             return true
         }
         if fails {
-            checkpoint(Localized("server: download \(number) of \(key) fails", ja: "サーバー: \(key) のダウンロード \(number) は失敗"))
+            checkpoint(Localized("server: download \(number) of \"\(key)\" fails", ja: "サーバー: \"\(key)\" のダウンロード \(number) は失敗"))
             throw ImageServerError.unavailable
         }
-        checkpoint(Localized("server: sends \(key) (download \(number))", ja: "サーバー: \(key) を送る（ダウンロード \(number)）"))
+        checkpoint(Localized("server: sends \"\(key)\" (download \(number))", ja: "サーバー: \"\(key)\" を送る（ダウンロード \(number)）"))
         return RemoteImage(key: key, download: number)
     }
 

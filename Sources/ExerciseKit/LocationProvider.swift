@@ -104,7 +104,7 @@ public final class LocationProvider: Sendable {
 
     private func deliver(_ report: Report) {
         guard let delegate else {
-            checkpoint("\(report): no delegate")
+            checkpoint(Localized("\(report): no delegate", ja: "\(report): デリゲートがいない"))
             return
         }
         checkpoint(.verbatim(String(describing: report)))

@@ -88,7 +88,7 @@ public final class LegacyWeatherClient: Sendable {
             checkpoint("\"\(city)\" → (data, nil)")
             completion(ForecastData(city: city, readable: true), nil)
         case .unreadable:
-            checkpoint("\"\(city)\" → (bytes, nil)")
+            checkpoint(Localized("\"\(city)\" → (data, nil), not a forecast", ja: "\"\(city)\" → (data, nil)、予報ではない"))
             completion(ForecastData(city: city, readable: false), nil)
         case .nothing:
             checkpoint("\"\(city)\" → (nil, nil)")

@@ -93,7 +93,7 @@ extension Chapter08 {
         exit(finished.wait(timeout: .now() + 3) == .success ? 0 : 3)
     }
 
-    /// The seed's example: `sync` onto a global queue from a block running on a global queue.
+    /// The study group's survey's example: `sync` onto a global queue from a block running on a global queue.
     /// Global queues are concurrent: the inner block runs at once. Returns whether it finished.
     static func globalQueueSync() -> Bool {
         let finished = DispatchSemaphore(value: 0)
@@ -152,14 +152,14 @@ extension Chapter08 {
             """
             Reentrancy is older than actors. \
             1) A store guards its state with a serial queue (`queue.sync` in every method); `reset()` runs on the queue and calls `value(for:)`, which does `queue.sync` again — in a child process. \
-            2) The seed's example, `sync` onto a global queue from a global queue's block. \
+            2) The study group's survey's example, `sync` onto a global queue from a global queue's block. \
             3) A ledger behind `NSRecursiveLock` tells an observer between a debit and a credit; the observer reads the total. \
             4) Two services that call each other: as non-reentrant actors (a gate held across `await`), and as Swift actors. Explored.
             """,
             ja: """
             再入はアクターより古い問題です。\
             1) ストアが状態をシリアルキューで守ります（すべてのメソッドで `queue.sync`）。`reset()` はキューの上で動き、`value(for:)` を呼び、それがもう一度 `queue.sync` します。子プロセスで実行します。\
-            2) 元資料の例: グローバルキューのブロックから、グローバルキューに `sync`。\
+            2) 勉強会の資料（サーベイ）の例: グローバルキューのブロックから、グローバルキューに `sync`。\
             3) `NSRecursiveLock` で守った台帳が、引き落としと入金の間にオブザーバに知らせ、オブザーバが合計を読みます。\
             4) 互いを呼び合う 2 つのサービス: 再入しないアクター（`await` をまたいで保持するゲート）として、そして Swift のアクターとして。探索します。
             """),
@@ -208,7 +208,7 @@ extension Chapter08 {
             }
         }
 
-        // 2) The seed's global queue.
+        // 2) The survey's global queue.
         let finished = await onDedicatedThread { globalQueueSync() }
         context.note("global sync finished", String(finished))
         context.say(finished

@@ -111,6 +111,8 @@ extension Chapter08 {
         await arrived(2)
         await untilQuiet()                                  // every flow done, or stuck
         let summary = await presenter.summary
+        // Not part of the story: nothing in an app would resume a refused screen's flow.
+        checkpoint(Localized("outcome taken; the scenario now frees stuck flows", ja: "結果を記録。以後はシナリオが止まったフローを解放"))
         await presenter.cleanUp()
         await untilQuiet()
         return summary

@@ -182,7 +182,7 @@ extension Chapter08 {
             `@MainActor` のビューモデルがネットワークを await します。その間メインアクターは空いていて、ユーザーは操作を続けます。\
             1) 入力しながら検索: 0 ms に "sw"（応答に 10 ms）、5 ms に "swift"（5 ms）。両方の応答が 10 ms に来ます。画面は最後に "swift" の結果を表示していなければなりません。\
             2) 同じことを、実行中の検索を保持して: 新しいクエリがそれをキャンセルし、最新のクエリへの答えでない結果は捨てる。\
-            3) 再読み込みを 0 ms と 5 ms に 2 回タップ（読み込みは 10 ms）: 読み込みは何回で、スピナーは表示されたままか？ 4) 同じことを、2 回目のタップが実行中の読み込みに合流して。どれも探索します。
+            3) 再読み込みを 0 ms と 5 ms に 2 回タップ（読み込みは 10 ms）: 読み込みは何回で、スピナーは表示されたままか？ 4) 同じことを、2 回目のタップが実行中の読み込みに加わって。どれも探索します。
             """),
         prediction: .init(
             question: Localized(
@@ -201,7 +201,7 @@ extension Chapter08 {
         let taps = await explore(classify: classifyTaps) { await doubleTap(joining: false) }
         context.show(taps, Localized("3) Reload tapped twice", ja: "3) 再読み込みを 2 回タップ"), key: "double tap")
         let joined = await explore(classify: classifyTaps) { await doubleTap(joining: true) }
-        context.show(joined, Localized("4) A second tap joins the load in flight", ja: "4) 2 回目のタップが実行中の読み込みに合流する"), key: "joined tap")
+        context.show(joined, Localized("4) A second tap joins the load in flight", ja: "4) 2 回目のタップが実行中の読み込みに加わる"), key: "joined tap")
         context.say(Localized(
             "   In part 3 the first load's end set isLoading to false while the second load was still running: the spinner went off too early. `isLoading`, the query, the selected tab — any state the view model read before an `await` may have changed after it.",
             ja: "   パート 3 では、最初の読み込みの終わりが、2 回目の読み込みの実行中に isLoading を false にしました。スピナーが早く消えたのです。`isLoading`、クエリ、選択中のタブなど、ビューモデルが `await` の前に読んだ状態は、`await` の後には変わっているかもしれません。"))

@@ -211,9 +211,9 @@ extension Chapter08 {
             """,
             ja: """
             スライドの 1 つ目の問題です。アクター `AuthManager` がトークンを持ちます。`token()` はそれを読み、`refreshToken()` はサーバーに新しいトークンを求め、その応答をアクターの中で await します。\
-            書き込み側は実行中のリフレッシュにすでに合流していました（2 回目の `refreshToken()` は保存されたタスクを await した）が、読み取り側はそうしていませんでした。\
+            書き込み側は実行中のリフレッシュにすでに加わっていました（2 回目の `refreshToken()` は保存されたタスクを await した）が、読み取り側はそうしていませんでした。\
             リフレッシュ役が 0 ms に `refreshToken()` を呼び、サーバーは 10 ms に応答し、読み手が 10 ms に `token()` を呼びます。\
-            1) 出荷されたときの形を探索。2) スライドの修正: `token()` も保存されたタスクに合流する。\
+            1) 出荷されたときの形を探索。2) スライドの修正: `token()` も保存されたタスクに加わる。\
             3) 完全な修正（最初の `await` の前にタスクを保存し、トークンを保存するのと同じ区間でタスクを消し、エラーを待っている全員に投げる）を、リフレッシュ役 2 つと読み手 1 つで。\
             4) 失敗するリフレッシュを、スライドの修正と完全な修正で。5) 共有のリフレッシュの実行中に、呼び出し元の 1 つがキャンセルされる。
             """),
@@ -223,7 +223,7 @@ extension Chapter08 {
                 ja: "リフレッシュ役はアクターの中の `await` でサスペンドし、サーバーを待っています。読み手が同じアクターの token() を呼びます。どうなる？ A) 読み手はリフレッシュが終わるまで待ち、v2 を得る B) 読み手はすぐに動き、置き換えられる途中の v1 を得る C) スケジュール次第: v1 か v2"),
             explanation: Localized(
                 "C. While the refresher is suspended, the actor is free and token() runs at once: v1. The reader gets v2 only in the schedules where the whole refresh — the server's answer and the store back on the actor — ends before it asks. Nothing in the actor makes the reader wait; only the stored task, joined by the reader, does.",
-                ja: "C です。リフレッシュ役がサスペンドしている間アクターは空いていて、token() はすぐに動きます（v1）。読み手が v2 を得るのは、リフレッシュ全体（サーバーの応答と、アクターに戻っての保存）が読み手の問い合わせより前に終わるスケジュールだけです。アクター自体は読み手を待たせません。待たせるのは、読み手が合流する保存されたタスクだけです。"),
+                ja: "C です。リフレッシュ役がサスペンドしている間アクターは空いていて、token() はすぐに動きます（v1）。読み手が v2 を得るのは、リフレッシュ全体（サーバーの応答と、アクターに戻っての保存）が読み手の問い合わせより前に終わるスケジュールだけです。アクター自体は読み手を待たせません。待たせるのは、読み手が加わる保存されたタスクだけです。"),
             observe: { $0.noted("as it happened letter") ?? "" },
             isPossible: { $0 == "C" })
     ) { context in
@@ -236,7 +236,7 @@ extension Chapter08 {
             let manager = AuthManagerSlidesFix(server: AuthServer())
             return try await readDuringRefresh(refresh: { await manager.refreshToken() }, read: { await manager.token() })
         }
-        context.show(slidesFix, Localized("2) The slides' fix: token() joins refreshTask too", ja: "2) スライドの修正: token() も refreshTask に合流する"), key: "slides fix")
+        context.show(slidesFix, Localized("2) The slides' fix: token() joins refreshTask too", ja: "2) スライドの修正: token() も refreshTask に加わる"), key: "slides fix")
 
         let complete = await explore(classify: classifyUnderLoad, completeUnderLoad)
         context.show(complete, Localized("3) The complete fix: A and B refresh at 0 ms, the reader reads at 10 ms", ja: "3) 完全な修正: A と B が 0 ms にリフレッシュし、読み手が 10 ms に読む"), key: "complete")
@@ -252,7 +252,7 @@ extension Chapter08 {
         context.show("     " + padded(context.text(Localized("complete fix", ja: "完全な修正")), to: 16) + completeFailure)
         context.say(Localized(
             "   The slides' fix turns the failure into nil for everyone, and its early `return nil` leaves refreshTask set: C joined the failed task and the server never heard from it again. The complete fix threw the error to A and B, cleared the task, and C's call refreshed.",
-            ja: "   スライドの修正は失敗を全員にとっての nil に変え、途中の `return nil` が refreshTask を残します。C は失敗したタスクに合流し、サーバーに二度と問い合わせませんでした。完全な修正はエラーを A と B に投げ、タスクを消したので、C の呼び出しはリフレッシュしました。"))
+            ja: "   スライドの修正は失敗を全員にとっての nil に変え、途中の `return nil` が refreshTask を残します。C は失敗したタスクに加わり、サーバーに二度と問い合わせませんでした。完全な修正はエラーを A と B に投げ、タスクを消したので、C の呼び出しはリフレッシュしました。"))
         let trace = Localized("failed refresh", ja: "失敗したリフレッシュ")
         context.trace.record(.verbatim(slidesFailure), lane: trace)
         context.trace.record(.verbatim(completeFailure), lane: trace)

@@ -32,6 +32,9 @@ struct JapaneseReportTests {
         "increment", "put", "take", "start", "submit", "shutdown", "cancel", "join", "ids", "append",
         // Chapter 07's account holders and users, by the names the checks give them.
         "Aiko", "Ben", "Chie", "Daiki", "Sato",
+        // Types and parameters the fakes' steps name: CancellableRequest's `Payload`, the
+        // weather client's completion `(data, error)`.
+        "Payload", "data",
     ]).union(ReferenceCatalog.catalog.exercises.map(\.id))  // the exercises' type names: `◻ Worker — 未着手`
 
     /// Lines that quote code or another program, which stay as they are: a source line

@@ -78,10 +78,10 @@ public enum WrapCallbackAPICheck {
         let want = expected(city, reply)
         let answer = answerText(reply)
         let call = cached
-            ? Localized("`try await forecast(for: \"\(city)\")`, the client answering \(answer) at once (cached)",
-                        ja: "`try await forecast(for: \"\(city)\")`、クライアントはすぐに（キャッシュから）\(answer) で答える")
-            : Localized("`try await forecast(for: \"\(city)\")`, the client answering \(answer) later, from its own task",
-                        ja: "`try await forecast(for: \"\(city)\")`、クライアントは後で自分のタスクから \(answer) で答える")
+            ? Localized("`try await forecast(for: \"\(city)\")`, the client answering \(answer.en) at once (cached)",
+                        ja: "`try await forecast(for: \"\(city)\")`、クライアントはすぐに（キャッシュから）\(answer.ja) で答える")
+            : Localized("`try await forecast(for: \"\(city)\")`, the client answering \(answer.en) later, from its own task",
+                        ja: "`try await forecast(for: \"\(city)\")`、クライアントは後で自分のタスクから \(answer.ja) で答える")
         return checkExplored(reply == .forecast ? returnsForecast : errorsAsTheRulesSay, title: call, deadlock: neverLeftWaiting,
                              leftWaiting: leftWaiting, observed: { got in
             observed(call, want: want, got: got, reply: reply)
@@ -110,12 +110,12 @@ public enum WrapCallbackAPICheck {
 
     // MARK: Reports
 
-    static func answerText(_ reply: LegacyWeatherClient.Reply) -> String {
+    static func answerText(_ reply: LegacyWeatherClient.Reply) -> Localized {
         switch reply {
-        case .forecast: "(data, nil)"
-        case .unreadable: "(bytes that are not a forecast, nil)"
-        case .nothing: "(nil, nil)"
-        case .offline: "(nil, ServerError.offline)"
+        case .forecast: .verbatim("`(data, nil)`")
+        case .unreadable: Localized("`(data, nil)` with bytes that are not a forecast", ja: "予報ではないバイト列の `(data, nil)`")
+        case .nothing: .verbatim("`(nil, nil)`")
+        case .offline: .verbatim("`(nil, ServerError.offline)`")
         }
     }
 

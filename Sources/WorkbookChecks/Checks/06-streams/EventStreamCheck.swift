@@ -71,7 +71,7 @@ public enum EventStreamCheck {
              call: Localized("a slow loop (25 ms a value) while the source delivers 1…4 and finishes, 10 ms apart",
                              ja: "遅いループ（1 つの値に 25 ms）に、ソースが 10 ms おきに 1…4 を届けて終わる")),
         Case(script: .endless, consumer: .breaksAfter(2), values: [[1, 2]], ending: "end",
-             call: Localized("an endless source; the loop breaks out after 2 values", ja: "終わらないソース。ループは 2 つ目の値の後で break する")),
+             call: Localized("an endless source; the loop breaks out after 2 values", ja: "終わらないソース。ループは 2 つ目の値の後で `break` する")),
         Case(script: .endless, consumer: .cancelledAt(.milliseconds(30)), values: [[1, 2], [1, 2, 3]], ending: "end",
              call: Localized("an endless source; the consuming task is cancelled at 30 ms, as value 3 arrives",
                              ja: "終わらないソース。値 3 が届く 30 ms に消費者のタスクをキャンセルする")),
@@ -181,7 +181,7 @@ public enum EventStreamCheck {
     static func endingText(_ item: Case) -> Localized {
         switch item.consumer {
         case .reads, .slow: item.ending == "end" ? Localized("the source finished", ja: "ソースが終了") : Localized("the source failed", ja: "ソースが失敗")
-        case .breaksAfter: Localized("the loop broke out", ja: "ループが break")
+        case .breaksAfter: Localized("the loop broke out", ja: "ループが `break`")
         case .cancelledAt: Localized("the consuming task was cancelled", ja: "消費者のタスクがキャンセルされた")
         case .dropsUnread: Localized("the stream was dropped unread", ja: "ストリームが読まれずに捨てられた")
         }

@@ -67,10 +67,10 @@ public enum TokenRefresherCheck {
 
         var version: Int? { try? result.get().version }
         var error: (any Error)? { if case let .failure(error) = result { error } else { nil } }
-        var got: String {
+        var got: Localized {
             switch result {
-            case let .success(token): "\(token)"
-            case let .failure(error): errorName(error)
+            case let .success(token): Localized("token v\(token.version)", ja: "トークン v\(token.version)")
+            case let .failure(error): .verbatim(errorName(error))
             }
         }
     }
@@ -88,7 +88,7 @@ public enum TokenRefresherCheck {
             result = .failure(error)
         }
         let answer = Answer(caller: caller, door: door, askedAt: at, owed: owed, refreshInFlight: inFlight, result: result)
-        checkpoint(Localized("\(caller): got \(answer.got)", ja: "\(caller): \(answer.got) を受け取った"))
+        checkpoint(Localized("\(caller): got \(answer.got.en)", ja: "\(caller): \(answer.got.ja) を受け取った"))
         return answer
     }
 
@@ -188,20 +188,20 @@ public enum TokenRefresherCheck {
             // Those that asked while the failing refresh was in flight get its error.
             for answer in answers where answer.askedAt < 10 && !(answer.error is TokenServerError) {
                 return brokenOutcome(failureShared, Localized(
-                    "\(answer.caller) waited on the refresh that failed, and got \(answer.got), not its error",
-                    ja: "\(answer.caller) は失敗したリフレッシュを待っていたが、そのエラーではなく \(answer.got) を受け取った"))
+                    "\(answer.caller) waited on the refresh that failed, and got \(answer.got.en), not its error",
+                    ja: "\(answer.caller) は失敗したリフレッシュを待っていたが、そのエラーではなく \(answer.got.ja) を受け取った"))
             }
             if let retry = answers.first(where: { $0.askedAt >= 10 }), retry.version == nil {
                 let asked = server.refreshes < 2 ? Localized("without asking the server again", ja: "サーバーにもう一度頼まずに")
                     : Localized("although the server was asked again", ja: "サーバーにもう一度頼んだのに")
                 return brokenOutcome(failureShared, Localized(
-                    "\(retry.caller) called refreshToken() at \(retry.askedAt) ms, after the failure, and got \(retry.got) \(asked.en)",
-                    ja: "\(retry.caller) は失敗の後の \(retry.askedAt) ms に refreshToken() を呼び、\(asked.ja)\(retry.got) を受け取った"))
+                    "\(retry.caller) called refreshToken() at \(retry.askedAt) ms, after the failure, and got \(retry.got.en) \(asked.en)",
+                    ja: "\(retry.caller) は失敗の後の \(retry.askedAt) ms に refreshToken() を呼び、\(asked.ja)\(retry.got.ja) を受け取った"))
             }
         }
         if server.endings.contains(.cancelled) {
-            let others = answers.filter { $0.caller != "A" }.map { "\($0.caller) got \($0.got)" }.joined(separator: ", ")
-            let othersJa = answers.filter { $0.caller != "A" }.map { "\($0.caller) は \($0.got)" }.joined(separator: "、")
+            let others = answers.filter { $0.caller != "A" }.map { "\($0.caller) got \($0.got.en)" }.joined(separator: ", ")
+            let othersJa = answers.filter { $0.caller != "A" }.map { "\($0.caller) は \($0.got.ja)" }.joined(separator: "、")
             return brokenOutcome(cancelStaysLocal, Localized(
                 "cancelling A's task cancelled the shared refresh: \(others)",
                 ja: "A のタスクのキャンセルが共有のリフレッシュをキャンセルした: \(othersJa)"))
