@@ -2,12 +2,14 @@ import Foundation
 import Testing
 import WorkbookCore
 
-/// Runs `ch05-continuations --child NAME` as the scenarios do, and returns how it ended.
-private func runChild(_ name: String) throws -> ChildProcess.Outcome {
+/// Runs `ch05-continuations --child NAME` as the scenarios do, and returns how it ended — waiting
+/// on a thread of its own, not a cooperative one (`runChapterExecutable` says why).
+private func runChild(_ name: String) async throws -> ChildProcess.Outcome {
     let executable = try #require(ChildProcess.sibling(named: "ch05-continuations"), "ch05-continuations not found beside the test bundle")
     var environment = ProcessInfo.processInfo.environment
     environment["SWIFT_BACKTRACE"] = "enable=no"
-    return try ChildProcess(executable: executable, arguments: ["--child", name], environment: environment).run(timeoutSeconds: 60)
+    let process = ChildProcess(executable: executable, arguments: ["--child", name], environment: environment)
+    return try await onDedicatedThread { Result { try process.run(timeoutSeconds: 60) } }.get()
 }
 
 @Suite("Chapter 5 on the command line (scenarios 1–4)", .workbookSelfTest)
@@ -46,8 +48,8 @@ struct Chapter05CommandLineTests {
     }
 
     @Test("--child double-callback dies of a trap, with the runtime's message on its standard error")
-    func doubleCallbackChild() throws {
-        let outcome = try runChild("double-callback")
+    func doubleCallbackChild() async throws {
+        let outcome = try await runChild("double-callback")
         guard case .signalled = outcome.termination else {
             Issue.record("the child ended with \(outcome.termination)")
             return
@@ -57,8 +59,8 @@ struct Chapter05CommandLineTests {
     }
 
     @Test("--child leaked-continuation exits 0 after the explorer reports the caller waiting, with the runtime's leak message on stderr")
-    func leakedContinuationChild() throws {
-        let outcome = try runChild("leaked-continuation")
+    func leakedContinuationChild() async throws {
+        let outcome = try await runChild("leaked-continuation")
         #expect(outcome.termination == .exited(0))
         #expect(outcome.standardOutput.contains("WORKBOOK-DEADLOCK\tcaller"))
         #expect(outcome.standardError.contains("SWIFT TASK CONTINUATION MISUSE: thumbnailData(for:from:) leaked its continuation without resuming it."))

@@ -9,7 +9,7 @@ struct ExecutableLookupTests {
 
     #if os(Linux)
     @Test("finds exercise-runner beside the test binary when the dynamic loader runs it from another folder")
-    func findsRunnerUnderTheLoader() throws {
+    func findsRunnerUnderTheLoader() async throws {
         let testBinary = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
         try #require(testBinary.lastPathComponent.hasSuffix(".xctest"), "not run by `swift test`: \(testBinary.path)")
         let runner = testBinary.deletingLastPathComponent().appendingPathComponent("exercise-runner")
@@ -25,12 +25,15 @@ struct ExecutableLookupTests {
         environment["WORKBOOK_SELF_TEST"] = "1"
         // SwiftPM runs a Linux test binary as `<binary> --testing-library swift-testing`; here
         // the loader runs it, from `folder`.
-        let outcome = try ChildProcess(
+        let child = ChildProcess(
             executable: URL(fileURLWithPath: "/bin/sh"),
             arguments: ["-c", #"cd "$1" && shift && exec "$@""#, "sh", folder.path,
                         loader, testBinary.path, "--testing-library", "swift-testing", "--filter", "ExecutableLookupTests/probe"],
             environment: environment
-        ).run(timeoutSeconds: 120)
+        )
+        // On a thread of its own: a cooperative thread blocked for the child's run starves the
+        // scenarios other tests run meanwhile.
+        let outcome = try await onDedicatedThread { Result { try child.run(timeoutSeconds: 120) } }.get()
         let output = outcome.standardOutput + outcome.standardError
         #expect(outcome.termination == .exited(0), "\(output)")
         let probe = Dictionary(output.split(separator: "\n").compactMap { line -> (String, String)? in
