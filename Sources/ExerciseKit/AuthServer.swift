@@ -11,8 +11,8 @@ public struct Token: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// The fake auth server of exercise 07-actors/SharedTokenStore. `refreshToken()` issues the next
-/// version after 10 ms; `send(_:token:)` answers a request after 10 ms (`ExplorerClock`: virtual
-/// time under the explorer). The check reads back every request, with its token, and every
+/// version at once and answers after 10 ms; `send(_:token:)` answers a request after 10 ms
+/// (`ExplorerClock`: virtual time under the explorer). The check reads back every request, with its token, and every
 /// refresh, with when it was issued.
 public final class AuthServer: Sendable {
     public static let latency = Duration.milliseconds(10)
@@ -25,6 +25,7 @@ public final class AuthServer: Sendable {
 
     private struct State {
         var issued = 0
+        var newestAnswered = 0
         var requests: [Request] = []
     }
 
@@ -36,13 +37,16 @@ public final class AuthServer: Sendable {
     public var firstToken: Token { Token(version: 0, issuer: ObjectIdentifier(self)) }
 
     /// A new token, one version after the newest issued so far.
+    /// The version is issued when the request arrives; the answer takes `latency` to come back,
+    /// so the answers to two refreshes at once may come back in either order.
     public func refreshToken() async -> Token {
-        try? await ExplorerClock().sleep(for: Self.latency)
         let version = state.withLock { state in
             state.issued += 1
             return state.issued
         }
         checkpoint(Localized("server issues token v\(version)", ja: "サーバーがトークン v\(version) を発行"))
+        try? await ExplorerClock().sleep(for: Self.latency)
+        state.withLock { $0.newestAnswered = max($0.newestAnswered, version) }
         return Token(version: version, issuer: ObjectIdentifier(self))
     }
 
@@ -56,6 +60,9 @@ public final class AuthServer: Sendable {
 
     /// Whether this server issued `token`.
     public func issued(_ token: Token) -> Bool { token.issuer == ObjectIdentifier(self) }
+
+    /// The newest version whose answer has come back to its caller.
+    public var newestAnswered: Int { state.current.newestAnswered }
 
     /// Every request received, in order.
     public var requests: [Request] { state.current.requests }

@@ -11,7 +11,10 @@ actor VariantTokenStore {
     private var token: Token
     init(server: AuthServer) { (self.server, token) = (server, server.firstToken) }
     func current() -> Token { token }
-    func refresh() async { token = await server.refreshToken() }
+    func refresh() async {
+        let fresh = await server.refreshToken()
+        if fresh.version > token.version { token = fresh }
+    }
 }
 
 /// A client that reads the store at each request.
@@ -134,7 +137,34 @@ final class UnlockedTokenStore: @unchecked Sendable {
     private let server: AuthServer
     var token: Token
     init(server: AuthServer) { (self.server, token) = (server, server.firstToken) }
+    func refresh() async {
+        let fresh = await server.refreshToken()
+        if fresh.version > token.version { token = fresh }
+    }
+}
+
+/// The app's one store, which stores whatever token its refresh got back: when two refreshes
+/// overlap and the older token comes back last, it replaces the newer one.
+actor KeepsLastTokenStore {
+    private let server: AuthServer
+    private var token: Token
+    init(server: AuthServer) { (self.server, token) = (server, server.firstToken) }
+    func current() -> Token { token }
     func refresh() async { token = await server.refreshToken() }
+}
+
+struct KeepsLastToken: TokenAppProtocol {
+    struct Client: APIClientProtocol {
+        let tab: Int
+        let server: AuthServer
+        let store: KeepsLastTokenStore
+        func send(_ path: String) async -> String { await server.send(path, tab: tab, token: await store.current()) }
+        func refreshToken() async { await store.refresh() }
+    }
+    let server: AuthServer
+    let store: KeepsLastTokenStore
+    init(server: AuthServer) { (self.server, store) = (server, KeepsLastTokenStore(server: server)) }
+    func makeClient(tab: Int) -> any APIClientProtocol { Client(tab: tab, server: server, store: store) }
 }
 
 struct UnlockedStoreApp: TokenAppProtocol {
@@ -172,7 +202,10 @@ struct GlobalActorStore: TokenAppProtocol {
         private var token: Token
         nonisolated init(server: AuthServer) { (self.server, token) = (server, server.firstToken) }
         func current() -> Token { token }
-        func refresh() async { token = await server.refreshToken() }
+        func refresh() async {
+            let fresh = await server.refreshToken()
+            if fresh.version > token.version { token = fresh }
+        }
     }
     struct Client: APIClientProtocol {
         let tab: Int
@@ -226,4 +259,42 @@ final class NewStoreOnRefresh: TokenAppProtocol {
         current = Mutex(Store(server.firstToken))
     }
     func makeClient(tab: Int) -> any APIClientProtocol { Client(tab: tab, app: self, store: current.withLock { $0 }) }
+}
+
+/// A correct answer: the app's one store lets a refresh asked for while another is in flight join
+/// it — one trip to the server for both.
+struct JoinsRefreshInFlight: TokenAppProtocol {
+    actor Store {
+        private let server: AuthServer
+        private var token: Token
+        private var inFlight: Task<Token, Never>?
+        init(server: AuthServer) { (self.server, token) = (server, server.firstToken) }
+        func current() -> Token { token }
+        func refresh() async {
+            if let inFlight {
+                keep(await inFlight.value)
+                return
+            }
+            let refresh = Task { await server.refreshToken() }
+            inFlight = refresh
+            keep(await refresh.value)
+            inFlight = nil
+        }
+        /// Every caller stores what it waited for before it returns: the one that started the
+        /// refresh may resume after the ones that joined it.
+        private func keep(_ fresh: Token) {
+            if fresh.version > token.version { token = fresh }
+        }
+    }
+    struct Client: APIClientProtocol {
+        let tab: Int
+        let server: AuthServer
+        let store: Store
+        func send(_ path: String) async -> String { await server.send(path, tab: tab, token: await store.current()) }
+        func refreshToken() async { await store.refresh() }
+    }
+    let server: AuthServer
+    let store: Store
+    init(server: AuthServer) { (self.server, store) = (server, Store(server: server)) }
+    func makeClient(tab: Int) -> any APIClientProtocol { Client(tab: tab, server: server, store: store) }
 }

@@ -101,8 +101,14 @@ let variants07: [VariantRegistration] = [
     .init("SharedTokenStore.newStoreOnRefresh", "a refresh puts a new store in the app; older clients keep the old one", breaks: SharedTokenStoreCheck.freshToken) {
         SharedTokenStoreCheck.run { NewStoreOnRefresh(server: $0) }
     },
+    .init("SharedTokenStore.keepsLastToken", "one store whose refresh stores whatever token came back last", breaks: SharedTokenStoreCheck.freshToken) {
+        SharedTokenStoreCheck.run { KeepsLastToken(server: $0) }
+    },
     .init("SharedTokenStore.ownsOneStore", "a correct answer: a final class app owns the one store", breaks: passesTheCheck) {
         SharedTokenStoreCheck.run { OwnsOneStore(server: $0) }
+    },
+    .init("SharedTokenStore.joinsRefreshInFlight", "a correct answer: a refresh asked for while one is in flight joins it", breaks: passesTheCheck) {
+        SharedTokenStoreCheck.run { JoinsRefreshInFlight(server: $0) }
     },
     .init("SharedTokenStore.globalActorStore", "a correct answer: the app's one store isolated to a global actor", breaks: passesTheCheck) {
         SharedTokenStoreCheck.run { GlobalActorStore(server: $0) }

@@ -13,7 +13,10 @@ public actor TokenStore {
     public func current() -> Token { token }
 
     public func refresh() async {
-        token = await server.refreshToken()
+        let fresh = await server.refreshToken()
+        // Two refreshes may overlap, and the older token may come back last (chapter 08):
+        // keep the newer one.
+        if fresh.version > token.version { token = fresh }
     }
 }
 
