@@ -38,7 +38,10 @@ enum ExerciseRun {
         Console.error(verdict.report)
         Summary.record(verdict, catalog: catalog)
         if verdict.status == .failing {
-            Issue.record(Comment(rawValue: "\(exercise) is failing (\(verdict.failedProperty ?? "?")) — the report is printed above"), sourceLocation: sourceLocation)
+            let property = verdict.failedProperty ?? "?"
+            let line = Localized("\(exercise) is failing (\(property)) — the report is printed above",
+                                 ja: "\(exercise) は失敗（\(property)）— レポートは上に表示しています")
+            Issue.record(Comment(rawValue: line.text(Language.fromEnvironment())), sourceLocation: sourceLocation)
         }
     }
 
