@@ -236,7 +236,13 @@ public enum Explorer {
             var divergence: Divergence?
             if let probe = failure ?? first {
                 var chooser = PrefixChooser(prefix: probe.token.choices)
-                let again = runOnce(&chooser, search: .replay, budget: budget, body)
+                // A deadlock has already waited the full `foreignWaitSeconds` for work from
+                // outside and none came: the replay need not wait as long to end the same way.
+                // (Work that came in it after a shorter wait would not have changed the verdict,
+                // which the first run reached after the full wait.)
+                var replayBudget = budget
+                if case .deadlock = probe.outcome { replayBudget.foreignWaitSeconds = min(budget.foreignWaitSeconds, 0.25) }
+                let again = runOnce(&chooser, search: .replay, budget: replayBudget, body)
                 if again.outcome != probe.outcome || again.steps.map(\.who) != probe.steps.map(\.who) {
                     let cause = uncontrolled.isEmpty ? "" : "; work ran outside the explorer's control (\(uncontrolled.sorted().joined(separator: "; "))), which can do that too"
                     sharedState = "the same schedule ran again ended differently (\"\(probe.outcome)\" the first time, \"\(again.outcome)\" the second)\(cause)"
