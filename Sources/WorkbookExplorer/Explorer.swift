@@ -58,6 +58,15 @@ public enum Explorer {
         /// needs no more does not depend on how loaded the machine is. -1: none guaranteed.
         public var guaranteedBound = -1
 
+        /// A short search that still runs every schedule with at most `preemptions` preemptions,
+        /// however loaded the machine (`guaranteedBound`): the budget of most explored checks.
+        public static func guaranteeing(preemptions: Int, maxSchedules: Int = 2_000, maxSeconds: Double = 0.05,
+                                        foreignWaitSeconds: Double = 2) -> Budget {
+            var budget = Budget(maxSchedules: maxSchedules, maxSeconds: maxSeconds, foreignWaitSeconds: foreignWaitSeconds)
+            budget.guaranteedBound = preemptions
+            return budget
+        }
+
         /// `foreignWaitSeconds`: a callback from a Dispatch queue or a thread may take its time
         /// (a slow network fake: half a second); a deadlock is reported after this long.
         public init(maxSchedules: Int = 20_000, maxSeconds: Double = 1.5, maxStepsPerSchedule: Int = 10_000, foreignWaitSeconds: Double = 2) {

@@ -47,11 +47,7 @@ public enum CombineLatestCheck {
     /// Values typed at the same moments: the pairs' order is where interleavings matter most —
     /// every schedule with one preemption runs, however loaded the machine (a pair yielded after
     /// an actor call returns is overtaken at one).
-    static let tiesBudget: Explorer.Budget = {
-        var budget = Explorer.Budget(maxSchedules: 5_000, maxSeconds: 0.05)
-        budget.guaranteedBound = 1
-        return budget
-    }()
+    static let tiesBudget = Explorer.Budget.guaranteeing(preemptions: 1, maxSchedules: 5_000)
     static let ok = "ok"
 
     /// What one field does, and when (ms of virtual time after the start).

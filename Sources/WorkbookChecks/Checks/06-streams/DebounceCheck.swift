@@ -49,11 +49,7 @@ public enum DebounceCheck {
     /// A query typed exactly as something else happens: every schedule with one preemption runs,
     /// however loaded the machine (a result shown as the next query cancels its task, or a
     /// cancel a hop late, needs one).
-    static let racesBudget: Explorer.Budget = {
-        var budget = Explorer.Budget(maxSchedules: 2_000, maxSeconds: 0.05)
-        budget.guaranteedBound = 1
-        return budget
-    }()
+    static let racesBudget = Explorer.Budget.guaranteeing(preemptions: 1)
     static let ok = "ok"
 
     struct Case {

@@ -41,11 +41,7 @@ public enum BankAccountActorCheck {
 
     /// A few callers, each bug one preemption away at most: every such schedule runs, however
     /// loaded the machine; the rest of a short search is a margin.
-    static let budget: Explorer.Budget = {
-        var budget = Explorer.Budget(maxSchedules: 2_000, maxSeconds: 0.05)
-        budget.guaranteedBound = 1
-        return budget
-    }()
+    static let budget = Explorer.Budget.guaranteeing(preemptions: 1)
     static let ok = "ok"
 
     public static func run<Account: BankAccountProtocol>(_ account: Account.Type) -> CheckResult {

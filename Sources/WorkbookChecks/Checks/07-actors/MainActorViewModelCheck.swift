@@ -58,11 +58,7 @@ public enum MainActorViewModelCheck {
 
     /// A few tasks; each bug one preemption away at most: every such schedule runs, however
     /// loaded the machine. An answer sent to the main queue is waited for (half a second at most).
-    static let budget: Explorer.Budget = {
-        var budget = Explorer.Budget(maxSchedules: 2_000, maxSeconds: 0.05, foreignWaitSeconds: 0.5)
-        budget.guaranteedBound = 1
-        return budget
-    }()
+    static let budget = Explorer.Budget.guaranteeing(preemptions: 1, foreignWaitSeconds: 0.5)
     static let ok = "ok"
 
     static let aiko = Profile(id: 1, name: "Aiko")

@@ -23,11 +23,7 @@ public enum SharedTokenStoreCheck {
 
     public static let properties = [freshToken, Property.finishes, Property.freshState]
 
-    static let budget: Explorer.Budget = {
-        var budget = Explorer.Budget(maxSchedules: 2_000, maxSeconds: 0.05)
-        budget.guaranteedBound = 1
-        return budget
-    }()
+    static let budget = Explorer.Budget.guaranteeing(preemptions: 1)
     static let ok = "ok"
 
     /// What the check knows of one request: the tab, the path, and the oldest token version it

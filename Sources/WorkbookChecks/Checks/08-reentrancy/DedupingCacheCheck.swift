@@ -36,11 +36,7 @@ public enum DedupingCacheCheck {
 
     public static let properties = [oneDownload, rightImage, failureShared, sideBySide, Property.finishes, Property.freshState]
 
-    static let budget: Explorer.Budget = {
-        var budget = Explorer.Budget(maxSchedules: 2_000, maxSeconds: 0.05)
-        budget.guaranteedBound = 2
-        return budget
-    }()
+    static let budget = Explorer.Budget.guaranteeing(preemptions: 2)
     static let ok = "ok"
 
     public typealias Make = @Sendable (ImageServer) -> any DedupingCacheProtocol
@@ -64,10 +60,9 @@ public enum DedupingCacheCheck {
 
     /// Asks the cache for `key` at `at` ms of virtual time.
     static func ask(_ caller: String, _ key: String, at: Int, _ cache: any DedupingCacheProtocol) async -> Answer {
-        if at > 0 { try? await ExplorerClock().sleep(for: .milliseconds(at)) }
+        await arrive(at: at)
         checkpoint("\(caller): image(for: \"\(key)\")")
-        let result: Result<RemoteImage, any Error>
-        do { result = .success(try await cache.image(for: key)) } catch { result = .failure(error) }
+        let result = await outcome { try await cache.image(for: key) }
         let answer = Answer(caller: caller, key: key, askedAt: at, result: result)
         checkpoint(Localized("\(caller): got \(answer.got)", ja: "\(caller): \(answer.got) を受け取った"))
         return answer

@@ -37,11 +37,7 @@ public enum SafeWithdrawCheck {
 
     public static let properties = [overdrawn, lostUpdate, refusedChanged, carriedOut, Property.finishes, Property.freshState]
 
-    static let budget: Explorer.Budget = {
-        var budget = Explorer.Budget(maxSchedules: 2_000, maxSeconds: 0.05)
-        budget.guaranteedBound = 2
-        return budget
-    }()
+    static let budget = Explorer.Budget.guaranteeing(preemptions: 2)
     static let ok = "ok"
 
     public typealias Make = @Sendable (Int, FraudCheck) -> any SafeWithdrawProtocol
@@ -66,7 +62,7 @@ public enum SafeWithdrawCheck {
     }
 
     static func perform(_ caller: String, _ move: Move, at: Int, _ account: any SafeWithdrawProtocol) async -> Answer {
-        if at > 0 { try? await ExplorerClock().sleep(for: .milliseconds(at)) }
+        await arrive(at: at)
         checkpoint("\(caller): \(move)")
         let returned: Bool
         switch move {

@@ -39,11 +39,7 @@ public enum TokenRefresherCheck {
 
     public static let properties = [oneRefresh, freshToken, failureShared, cancelStaysLocal, Property.finishes, Property.freshState]
 
-    static let budget: Explorer.Budget = {
-        var budget = Explorer.Budget(maxSchedules: 2_000, maxSeconds: 0.05)
-        budget.guaranteedBound = 2
-        return budget
-    }()
+    static let budget = Explorer.Budget.guaranteeing(preemptions: 2)
     static let ok = "ok"
 
     public typealias Make = @Sendable (TokenServer) -> any TokenRefresherProtocol
@@ -77,16 +73,11 @@ public enum TokenRefresherCheck {
 
     /// Asks the refresher through `door` at `at` ms of virtual time, noting what is owed then.
     static func ask(_ caller: String, _ door: Door, at: Int, _ refresher: any TokenRefresherProtocol, _ server: TokenServer) async -> Answer {
-        if at > 0 { try? await ExplorerClock().sleep(for: .milliseconds(at)) }
+        await arrive(at: at)
         let inFlight = server.endings.contains { $0 == nil }
         let owed = server.newestIssued + (inFlight ? 1 : 0)
         checkpoint("\(caller): \(door.call)")
-        let result: Result<AuthToken, any Error>
-        do {
-            result = .success(door == .token ? try await refresher.token() : try await refresher.refreshToken())
-        } catch {
-            result = .failure(error)
-        }
+        let result = await outcome { door == .token ? try await refresher.token() : try await refresher.refreshToken() }
         let answer = Answer(caller: caller, door: door, askedAt: at, owed: owed, refreshInFlight: inFlight, result: result)
         checkpoint(Localized("\(caller): got \(answer.got.en)", ja: "\(caller): \(answer.got.ja) を受け取った"))
         return answer
