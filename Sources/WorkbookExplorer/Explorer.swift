@@ -160,6 +160,37 @@ public enum Explorer {
         }, blocked: { $0 })
     }
 
+    // MARK: From async code
+
+    // The same three, for async callers: the wait — for the process's one run at a time, then
+    // for the run itself — happens on a thread of its own, not on one of the cooperative pool's
+    // (one per core). In a test run, tests that each held a pool thread while they waited for
+    // their turn to explore starved every other task in the process for tens of seconds.
+
+    /// Explores `body` with `strategy`, waited for off the cooperative pool.
+    public static func explore(_ strategy: Strategy, budget: Budget = Budget(), _ body: @escaping Body) async -> Result {
+        await offThePool { explore(strategy, budget: budget, body) }
+    }
+
+    /// Replays the schedule `token` describes, waited for off the cooperative pool.
+    public static func replay(_ token: ReplayToken, stoppingBefore step: Int? = nil, budget: Budget = Budget(),
+                              _ body: @escaping Body) async -> ScheduleReport {
+        await offThePool { replay(token, stoppingBefore: step, budget: budget, body) }
+    }
+
+    /// Plays one schedule with `choose`, waited for off the cooperative pool.
+    public static func play(budget: Budget = Budget(), choose: @escaping @Sendable (ChoicePoint) -> Int?, _ body: @escaping Body) async -> ScheduleReport {
+        await offThePool { play(budget: budget, choose: choose, body) }
+    }
+
+    private static func offThePool<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: work()) }
+            thread.name = "explorer caller"
+            thread.start()
+        }
+    }
+
     // MARK: Internals
 
     private static let oneRunAtATime = NSLock()

@@ -71,7 +71,7 @@ extension Chapter01 {
             """),
         knobs: [.init("schedules", default: 2000, range: 1...100_000, help: Localized("how many schedules to explore", ja: "探索するスケジュール数"))]
     ) { context in
-        let result = Explorer.explore(.random(seed: context.seed),
+        let result = await Explorer.explore(.random(seed: context.seed),
                                       budget: .init(maxSchedules: context.knob("schedules"), maxSeconds: 10),
                                       { try await twoTaskIncrements() })
         var tally = OutcomeTally(classify: classifyCounter)
@@ -79,7 +79,7 @@ extension Chapter01 {
         context.say(Localized("\(result.schedulesRun) schedules (seed \(context.seed)):", ja: "\(result.schedulesRun) 個のスケジュール（シード \(context.seed)）:"))
         context.show(tally.render(terminal: context.terminal, language: context.language))
         // One schedule that loses the update, found by exhaustive search (fewest preemptions).
-        let lost = Explorer.explore(.exhaustive(maxPreemptions: 2)) {
+        let lost = await Explorer.explore(.exhaustive(maxPreemptions: 2)) {
             let outcome = try await twoTaskIncrements()
             if classifyCounter(outcome) == .forbidden { throw InvariantViolation(outcome) }
             return outcome

@@ -18,8 +18,8 @@ struct Chapter01Tests {
     }
 
     @Test("the task counter race loses an update in some explored schedule and never with one actor call")
-    func taskCounterRace() {
-        let lost = Explorer.explore(.exhaustive(maxPreemptions: 2)) {
+    func taskCounterRace() async {
+        let lost = await Explorer.explore(.exhaustive(maxPreemptions: 2)) {
             let outcome = try await Chapter01.twoTaskIncrements()
             if Chapter01.classifyCounter(outcome) == .forbidden { throw InvariantViolation(outcome) }
             return outcome

@@ -21,25 +21,27 @@ struct ReplayOptions {
 
 @Suite("A failing schedule replays alone, the same way", .workbookSelfTest)
 struct ReplayRuns {
-    /// Runs `variant-runner` with `arguments`; its exit code and output.
-    func variantRunner(_ arguments: [String]) throws -> (code: Int32, output: String) {
+    /// Runs `variant-runner` with `arguments`, on a thread of its own (a cooperative thread
+    /// blocked for the seconds a child takes starves the scenarios other tests run meanwhile);
+    /// its exit code and output.
+    func variantRunner(_ arguments: [String]) async throws -> (code: Int32, output: String) {
         let runner = try #require(ChildProcess.sibling(named: "variant-runner"))
-        let outcome = try ChildProcess(executable: runner, arguments: arguments).run(timeoutSeconds: 60)
+        let outcome = try await onDedicatedThread { Result { try ChildProcess(executable: runner, arguments: arguments).run(timeoutSeconds: 60) } }.get()
         guard case let .exited(code) = outcome.termination else { return (-1, outcome.standardOutput) }
         return (code, outcome.standardOutput)
     }
 
     @Test("the case and token a report prints fail again with --replay, and a correct answer holds on them")
-    func replaysTheFailure() throws {
-        let (_, report) = try variantRunner(["OrderedThumbnails.completionOrder"])
+    func replaysTheFailure() async throws {
+        let (_, report) = try await variantRunner(["OrderedThumbnails.completionOrder"])
         let line = try #require(report.split(separator: "\n").first { $0.contains("--replay ") })
         let argument = String(line.split(separator: " ").drop { $0 != "--replay" }.dropFirst().first ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "`,"))
-        let again = try variantRunner(["OrderedThumbnails.completionOrder", "--replay", argument])
+        let again = try await variantRunner(["OrderedThumbnails.completionOrder", "--replay", argument])
         #expect(again.code == RunnerProtocol.failingExitCode)
         #expect(again.output.contains("Schedule found by replay"), "\(again.output)")
         // The same property (a one-run tally no longer repeats its id in a table).
         #expect(again.output.contains("failing: results in the order asked for"), "\(again.output)")
-        let correct = try variantRunner(["OrderedThumbnails.nextWhenFull", "--replay", argument])
+        let correct = try await variantRunner(["OrderedThumbnails.nextWhenFull", "--replay", argument])
         #expect(correct.code == RunnerProtocol.doneExitCode)
         #expect(correct.output.contains("it holds now"), "\(correct.output)")
     }

@@ -13,8 +13,8 @@ struct UnstructuredTaskTests {
     }
 
     @Test("a Task {} and a Task.detached made under the explorer are steered, and keep task-local values and cancellation as before")
-    func underARun() {
-        let result = Explorer.explore(.exhaustive(maxPreemptions: 1), budget: .init(maxSchedules: 50)) {
+    func underARun() async {
+        let result = await Explorer.explore(.exhaustive(maxPreemptions: 1), budget: .init(maxSchedules: 50)) {
             try await Request.$id.withValue("r1") {
                 let steered = [await Task { hasExecutorPreference() }.value, await Task.detached { hasExecutorPreference() }.value]
                 guard steered == [true, true] else { throw InvariantViolation("executor preference: \(steered)") }
@@ -34,8 +34,8 @@ struct UnstructuredTaskTests {
     }
 
     @Test("the hop of a Task {} made in an actor method is a choice: a read-hop-write lost update is found")
-    func actorMethodTaskHopIsAChoice() {
-        let result = Explorer.explore(.exhaustive(maxPreemptions: 2), budget: .init(maxSchedules: 2_000)) {
+    func actorMethodTaskHopIsAChoice() async {
+        let result = await Explorer.explore(.exhaustive(maxPreemptions: 2), budget: .init(maxSchedules: 2_000)) {
             let shelf = Shelf()
             await shelf.sell()
             await shelf.sell()
@@ -113,11 +113,11 @@ struct MainActorIsolationTests {
 
     @Test("a main-actor job answers true, a detached task false, a synchronous helper called from the main actor true, outside a run nil",
           arguments: [false, true])
-    func isolationOfEachJob(tasksOnOwnThreads: Bool) {
+    func isolationOfEachJob(tasksOnOwnThreads: Bool) async {
         #expect(isRunningOnMainActor == nil)
         var budget = Explorer.Budget(maxSchedules: 20)
         budget.tasksOnOwnThreads = tasksOnOwnThreads
-        let result = Explorer.explore(.exhaustive(maxPreemptions: 1), budget: budget) {
+        let result = await Explorer.explore(.exhaustive(maxPreemptions: 1), budget: budget) {
             let detached = await Task.detached { isRunningOnMainActor }.value
             let main = await Task { @MainActor in MainActorIsolationTests.onMain() }.value
             let helper = await MainActorIsolationTests.callsNonisolatedHelper()
