@@ -17,13 +17,30 @@ actor VariantTokenStore {
     }
 }
 
+/// What these answers' stores offer, whatever isolates them.
+protocol TokenStoring: Sendable {
+    init(server: AuthServer)
+    func current() async -> Token
+    func refresh() async
+}
+
+extension VariantTokenStore: TokenStoring {}
+
 /// A client that reads the store at each request.
-struct StoreClient: APIClientProtocol {
+struct StoreClient<Store: TokenStoring>: APIClientProtocol {
     let tab: Int
     let server: AuthServer
-    let store: VariantTokenStore
+    let store: Store
     func send(_ path: String) async -> String { await server.send(path, tab: tab, token: await store.current()) }
     func refreshToken() async { await store.refresh() }
+}
+
+/// An app that makes one store, with itself, and hands it to every client.
+struct OneStoreApp<Store: TokenStoring>: TokenAppProtocol {
+    let server: AuthServer
+    let store: Store
+    init(server: AuthServer) { (self.server, store) = (server, Store(server: server)) }
+    func makeClient(tab: Int) -> any APIClientProtocol { StoreClient(tab: tab, server: server, store: store) }
 }
 
 /// The starting code: a store per tab.
@@ -145,7 +162,7 @@ final class UnlockedTokenStore: @unchecked Sendable {
 
 /// The app's one store, which stores whatever token its refresh got back: when two refreshes
 /// overlap and the older token comes back last, it replaces the newer one.
-actor KeepsLastTokenStore {
+actor KeepsLastTokenStore: TokenStoring {
     private let server: AuthServer
     private var token: Token
     init(server: AuthServer) { (self.server, token) = (server, server.firstToken) }
@@ -153,19 +170,8 @@ actor KeepsLastTokenStore {
     func refresh() async { token = await server.refreshToken() }
 }
 
-struct KeepsLastToken: TokenAppProtocol {
-    struct Client: APIClientProtocol {
-        let tab: Int
-        let server: AuthServer
-        let store: KeepsLastTokenStore
-        func send(_ path: String) async -> String { await server.send(path, tab: tab, token: await store.current()) }
-        func refreshToken() async { await store.refresh() }
-    }
-    let server: AuthServer
-    let store: KeepsLastTokenStore
-    init(server: AuthServer) { (self.server, store) = (server, KeepsLastTokenStore(server: server)) }
-    func makeClient(tab: Int) -> any APIClientProtocol { Client(tab: tab, server: server, store: store) }
-}
+/// One store for the app, but the one above.
+typealias KeepsLastToken = OneStoreApp<KeepsLastTokenStore>
 
 struct UnlockedStoreApp: TokenAppProtocol {
     struct Client: APIClientProtocol {
@@ -196,29 +202,20 @@ final class OwnsOneStore: TokenAppProtocol {
 }
 
 /// A correct answer: the app's one store isolated to a global actor instead of being an actor.
-struct GlobalActorStore: TokenAppProtocol {
-    @TokenActor final class Store {
-        private let server: AuthServer
-        private var token: Token
-        nonisolated init(server: AuthServer) { (self.server, token) = (server, server.firstToken) }
-        func current() -> Token { token }
-        func refresh() async {
-            let fresh = await server.refreshToken()
-            if fresh.version > token.version { token = fresh }
-        }
+/// The app's one store, isolated to a global actor instead of being an actor.
+@TokenActor final class GlobalActorTokenStore: TokenStoring {
+    private let server: AuthServer
+    private var token: Token
+    nonisolated init(server: AuthServer) { (self.server, token) = (server, server.firstToken) }
+    func current() -> Token { token }
+    func refresh() async {
+        let fresh = await server.refreshToken()
+        if fresh.version > token.version { token = fresh }
     }
-    struct Client: APIClientProtocol {
-        let tab: Int
-        let server: AuthServer
-        let store: Store
-        func send(_ path: String) async -> String { await server.send(path, tab: tab, token: await store.current()) }
-        func refreshToken() async { await store.refresh() }
-    }
-    let server: AuthServer
-    let store: Store
-    init(server: AuthServer) { (self.server, store) = (server, Store(server: server)) }
-    func makeClient(tab: Int) -> any APIClientProtocol { Client(tab: tab, server: server, store: store) }
 }
+
+/// A correct answer: the app's one store isolated to a global actor.
+typealias GlobalActorStore = OneStoreApp<GlobalActorTokenStore>
 
 /// One store per tab, kept in a dictionary so a tab gets its own store back: still one per tab.
 final class StorePerTabKept: TokenAppProtocol {
@@ -263,38 +260,27 @@ final class NewStoreOnRefresh: TokenAppProtocol {
 
 /// A correct answer: the app's one store lets a refresh asked for while another is in flight join
 /// it — one trip to the server for both.
-struct JoinsRefreshInFlight: TokenAppProtocol {
-    actor Store {
-        private let server: AuthServer
-        private var token: Token
-        private var inFlight: Task<Token, Never>?
-        init(server: AuthServer) { (self.server, token) = (server, server.firstToken) }
-        func current() -> Token { token }
-        func refresh() async {
-            if let inFlight {
-                keep(await inFlight.value)
-                return
-            }
-            let refresh = Task { await server.refreshToken() }
-            inFlight = refresh
-            keep(await refresh.value)
-            inFlight = nil
+actor JoinsRefreshStore: TokenStoring {
+    private let server: AuthServer
+    private var token: Token
+    private var inFlight: Task<Token, Never>?
+    init(server: AuthServer) { (self.server, token) = (server, server.firstToken) }
+    func current() -> Token { token }
+    func refresh() async {
+        if let inFlight {
+            keep(await inFlight.value)
+            return
         }
-        /// Every caller stores what it waited for before it returns: the one that started the
-        /// refresh may resume after the ones that joined it.
-        private func keep(_ fresh: Token) {
-            if fresh.version > token.version { token = fresh }
-        }
+        let refresh = Task { await server.refreshToken() }
+        inFlight = refresh
+        keep(await refresh.value)
+        inFlight = nil
     }
-    struct Client: APIClientProtocol {
-        let tab: Int
-        let server: AuthServer
-        let store: Store
-        func send(_ path: String) async -> String { await server.send(path, tab: tab, token: await store.current()) }
-        func refreshToken() async { await store.refresh() }
+    /// Every caller stores what it waited for before it returns: the one that started the
+    /// refresh may resume after the ones that joined it.
+    private func keep(_ fresh: Token) {
+        if fresh.version > token.version { token = fresh }
     }
-    let server: AuthServer
-    let store: Store
-    init(server: AuthServer) { (self.server, store) = (server, Store(server: server)) }
-    func makeClient(tab: Int) -> any APIClientProtocol { Client(tab: tab, server: server, store: store) }
 }
+
+typealias JoinsRefreshInFlight = OneStoreApp<JoinsRefreshStore>
