@@ -21,9 +21,32 @@ public func runsOnAnotherThread(within seconds: Double, _ body: @escaping @Senda
 /// — where a task can be cancelled on real threads: run there, and waited for until it is done,
 /// or, if the answer holds a lock its handler needs, until it is plainly stuck on it (it ends once
 /// that lock is released, as it would on real threads).
-public func cancelFromAnotherThread<Success, Failure>(_ task: Task<Success, Failure>) {
+public func cancelFromAnotherThread<Success, Failure>(_ task: Task<Success, Failure>, landing: CancelLanding) {
     checkpoint("task.cancel()")
-    runsOnAnotherThread(within: 0.5) { task.cancel() }
+    if !runsOnAnotherThread(within: CancelLanding.patienceSeconds, { task.cancel() }) { landing.blocked() }
+}
+
+/// Whether a cancel sent from another thread came back: `task.cancel()` runs the cancellation
+/// handler inside it, so a handler that waits — for a lock the task holds across the very call
+/// the cancel landed in — keeps the canceller (in an app, often the UI's thread) waiting too.
+public final class CancelLanding: Sendable {
+    /// Well under the explorer's blocked-step limit (2 s), far over what a handler that only
+    /// takes a lock for a moment needs on a loaded machine.
+    static let patienceSeconds = 1.0
+    private let stuck = QuietLocked(false)
+
+    public init() {}
+
+    func blocked() { stuck.withLock { $0 = true } }
+
+    /// The outcome to report if the cancel did not come back: `call`, the call of the code under
+    /// test the cancel landed in, as the learner wrote it.
+    public func blockedOutcome(inside call: String) -> String? {
+        guard stuck.current else { return nil }
+        return brokenOutcome(Property.finishes, Localized(
+            "`task.cancel()`, sent from another thread while your code was inside `\(call)`, did not return within \(Int(Self.patienceSeconds)) s: your cancellation handler waited, most likely for a lock your code held across `\(call)`. `cancel()` runs the handler on the caller's thread — in an app often the UI's — and that thread waits with it. Hold a lock only around the state it guards, never across a call",
+            ja: "コードが `\(call)` の中にいる間に別のスレッドから送った `task.cancel()` が、\(Int(Self.patienceSeconds)) 秒以内に戻らなかった。キャンセルハンドラが待っていた。おそらく、コードが `\(call)` をまたいで保持していたロックを待っている。`cancel()` はハンドラを呼び出し元のスレッド（アプリでは UI のスレッドのことが多い）で実行するので、そのスレッドも一緒に待つ。ロックは守る状態の周りだけで持ち、呼び出しをまたいで持たない"))
+    }
 }
 
 extension Explorer.Budget {

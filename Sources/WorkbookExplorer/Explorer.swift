@@ -283,6 +283,10 @@ public enum Explorer {
                 var replayBudget = budget
                 if case .deadlock = probe.outcome { replayBudget.foreignWaitSeconds = min(budget.foreignWaitSeconds, 0.25) }
                 let again = runOnce(&chooser, search: .replay, budget: replayBudget, body)
+                // Work from outside that came in the replay explains a difference as well as
+                // work that came in the search (a cancellation handler that was stuck on a lock
+                // and finished late, say).
+                uncontrolled.formUnion(again.uncontrolled)
                 if again.outcome != probe.outcome || again.steps.map(\.who) != probe.steps.map(\.who) {
                     let cause = uncontrolled.isEmpty ? "" : "; work ran outside the explorer's control (\(uncontrolled.sorted().joined(separator: "; "))), which can do that too"
                     sharedState = "the same schedule ran again ended differently (\"\(probe.outcome)\" the first time, \"\(again.outcome)\" the second)\(cause)"

@@ -265,8 +265,9 @@ struct RecursiveChecked: SequentialPresenterProtocol {
     }
 }
 
-/// Correct: a lock held across `host.present`, so the handler (which takes it too) sees the
-/// screen either not yet asked for — and it is never presented — or up, and dismisses it.
+/// A lock held across `host.present`, so the handler (which takes it too) sees the screen either
+/// not yet asked for or up — tidy, but a cancel that lands inside `host.present` waits there for
+/// the call to return, and so does the thread that sent it (the stub says not to).
 struct LockAcrossPresent: SequentialPresenterProtocol {
     enum Stage { case waiting, shown, cancelled }
     let host: ScreenHost

@@ -176,6 +176,32 @@ struct DetachedDownload: CancellableRequestProtocol {
     }
 }
 
+/// A lock held across `client.download`, which the handler takes too: the handle is stored in the
+/// same breath as the download starts, but a cancel that lands inside `client.download` waits
+/// there for the call to return, and so does the thread that sent it.
+struct LockAcrossDownload: CancellableRequestProtocol {
+    let client: DownloadClient
+    init(client: DownloadClient) { self.client = client }
+    func download(_ name: String) async throws -> Payload {
+        let state = Locked<(handle: DownloadHandle?, cancelled: Bool)>((nil, false))
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let started = state.withLock { state -> Bool in
+                    guard !state.cancelled else { return false }
+                    state.handle = client.download(name) { resume(continuation, $0) }
+                    return true
+                }
+                if !started { continuation.resume(throwing: CancellationError()) }
+            }
+        } onCancel: {
+            state.withLock { state in
+                state.cancelled = true
+                state.handle?.cancel()
+            }
+        }
+    }
+}
+
 /// Correct: an `NSLock` class shared by both sides, the handle cancelled outside the lock.
 struct NSLockRequest: CancellableRequestProtocol {
     final class State: @unchecked Sendable {

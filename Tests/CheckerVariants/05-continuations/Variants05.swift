@@ -103,6 +103,9 @@ let variants05: [VariantRegistration] = [
     .init("CancellableRequest.detachedDownload", "the download runs in a detached task the caller's cancel never reaches", breaks: CancellableRequestCheck.cancellationThrown) {
         CancellableRequestCheck.run { DetachedDownload(client: $0) }
     },
+    .init("CancellableRequest.lockAcrossDownload", "a lock held across client.download that the handler takes too: the cancel waits for the call", breaks: Property.finishes) {
+        CancellableRequestCheck.run { LockAcrossDownload(client: $0) }
+    },
     .init("CancellableRequest.nsLockRequest", "a correct answer: an NSLock class shared by the operation and the handler", breaks: passesTheCheck) {
         CancellableRequestCheck.run { NSLockRequest(client: $0) }
     },

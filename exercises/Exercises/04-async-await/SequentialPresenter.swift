@@ -11,8 +11,9 @@ import ExerciseKit
 //   - cancelling the calling task dismisses the screen that is up at once (do not leave it for
 //     its user), presents no further screen, and throws `CancellationError`. A cancel can land at
 //     any moment — also between your last look at `Task.isCancelled` and the screen going up
-//     (the check makes it land inside `host.present`, on your thread, so do not hold a lock of
-//     yours while calling `host.present` that your cancellation handler takes).
+//     (the check makes it land inside `host.present`, sent from another thread as a UI would:
+//     `cancel()` runs your cancellation handler on that thread, so a lock your code holds while
+//     calling `host.present` keeps the canceller waiting if the handler takes it too).
 //
 // Check your answer:   swift test --filter ExercisesTests.SequentialPresenter
 // Stuck?               a failing check prints a hint; all hints: exercises/exercises.json

@@ -146,9 +146,10 @@ public enum SequentialPresenterCheck {
                 nameNextTasks("presentAll")
                 task = Task { try await presenter.presentAll(screens) }
             }
+            let landing = CancelLanding()
             if moment == .asBIsPresented {
                 // Also between the last look at `isCancelled` and the screen going up.
-                host.whenPresenting("B") { cancelFromAnotherThread(task) }
+                host.whenPresenting("B") { cancelFromAnotherThread(task, landing: landing) }
             }
             switch moment {
             case .atOnce, .asBIsPresented: break
@@ -169,6 +170,7 @@ public enum SequentialPresenterCheck {
             let result = await task.result
             checkpoint("task.result")
             await untilQuiet()
+            if let blocked = landing.blockedOutcome(inside: "host.present(B)") { return blocked }
             return judgeCancelled(host.events, before: before.count, upAtCancel: shownAt(before), result: result, onScreen: host.onScreen)
         }
     }

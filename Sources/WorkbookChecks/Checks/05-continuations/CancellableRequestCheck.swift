@@ -100,6 +100,7 @@ public enum CancellableRequestCheck {
             let downloader = make(client)
             nameNextTasks("download")
             let task = Task { try await downloader.download(moment.file) }
+            let landing = CancelLanding()
             switch moment {
             case .beforeTheCall:
                 checkpoint("task.cancel()")
@@ -110,11 +111,12 @@ public enum CancellableRequestCheck {
                 task.cancel()
             case .insideDownload:
                 // Also while the operation is inside the client's call and has no handle yet.
-                client.whenStarting(moment.file) { cancelFromAnotherThread(task) }
+                client.whenStarting(moment.file) { cancelFromAnotherThread(task, landing: landing) }
             }
             let result = await task.result
             checkpoint("task.result")
             await untilQuiet()
+            if let blocked = landing.blockedOutcome(inside: "client.download") { return blocked }
             return judgeCancelled(moment, result: result, downloads: client.downloads)
         }
     }
