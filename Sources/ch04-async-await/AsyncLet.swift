@@ -23,7 +23,7 @@ extension Chapter04 {
     /// Scenario 4: `async let` children run at the same time, and never outlive their scope.
     static let asyncLet = Scenario(
         slug: "async-let",
-        title: Localized("async let: children that run at once and never outlive their scope", ja: "`async let`: 同時に動き、スコープより長生きしない子タスク"),
+        title: Localized("async let: children that run at once and never outlive their scope", ja: "`async let`: 同時に動き、スコープの外まで生き残らない子タスク"),
         narration: Localized(
             """
             1) Two downloads of `milliseconds` ms each, first awaited one after the other (`let a = try await download(…)` twice), \
@@ -46,9 +46,9 @@ extension Chapter04 {
             次に `async let a = download(…)` で同時に始めて、1 回でまとめて await します（`try await [a, b]`）。\
             `async let` はその場で子タスクを始め、親は値が必要になるまで先へ進みます。\
             タイムラインでは、最初はバーが一列に並び、次は重なります。2 つ目のやり方は約半分の時間で終わります。\
-            2) あるスコープが `async let _ = …` で子タスクを 3 つ始め、どれも await せずにスコープを抜けます。構造化された並行性では、子はスコープより長生きできません。\
+            2) あるスコープが `async let _ = …` で子タスクを 3 つ始め、どれも await せずにスコープを抜けます。構造化並行処理では、子はスコープの外まで生き残れません。\
             スコープの終わりで、ランタイムはまだ await されていない子をキャンセルし、終わるのを待ちます。\
-            スリープする子の 500 ms のスリープはキャンセルされるとすぐに `CancellationError` を投げます。確かめる子は 2 ms のステップの合間に `Task.isCancelled` を確かめて止まります。\
+            スリープする子の 500 ms のスリープはキャンセルされるとすぐに `CancellationError` をスローします。確かめる子は 2 ms のステップの合間に `Task.isCancelled` を確かめて止まります。\
             3 つ目の子は、キャンセルでは短くならない 40 ms を待ちます（`Task.detached` で作ったタスクの中での待ち。子タスクではないのでキャンセルが届きません。古いコールバック API に届かないのと同じです）。\
             スコープはそれが終わるまで待ちます。\
             スコープは 2 回実行します。2a ではキャンセルを無視する子を最後に、2b では最初に宣言します。他の 2 つがいつ止まるかに注目してください。\
@@ -245,7 +245,7 @@ extension Chapter04 {
                 \(part)) \(order.ja)。スコープは \(at(seen.parentAtEnd)) ms で終わりに達し、\(at(left)) ms に抜けました。子がすべて終わった後です:
                   無視する子: \(at(seen.ignorerEnded)) ms に終了。\(seen.ignorerFinished ? "40 ms を最後まで待ちました" : "終わっていません")。そのとき Task.isCancelled == \(seen.ignorerSawCancel)。
                   確かめる子: ステップ \(seen.pollerSteps) 回の後、\(at(seen.pollerEnded)) ms に終了\(seen.pollerSawCancel ? "。Task.isCancelled == true を見て止まりました" : "")。
-                  スリープする子: 500 ms のスリープが \(at(seen.sleeperEnded)) ms に \(seen.sleeperThrew) を投げました。
+                  スリープする子: 500 ms のスリープが \(at(seen.sleeperEnded)) ms に \(seen.sleeperThrew) をスローしました。
                 """))
         }
         context.say(Localized(

@@ -70,11 +70,11 @@ extension Chapter04 {
             計算プロパティはサスペンドもエラーのスローもできます: `var thumbnail: Thumbnail { get async throws { … } }`。\
             読むときは `try await photo.thumbnail` と書くので、使う場所のどこでもコストが見えます。\
             演習のフェイクにある `Picture.thumbnail` はこの種類のプロパティ（`get async`）で、WWDC21 の "Meet async/await in Swift" が `UIImage` に追加した `thumbnail` を手本にしています。\
-            1) `RemotePhoto` で 3 枚の写真を、2 つの async なプロパティを通して読みます。`picture`（サーバーに問い合わせ、`.badID` や `.badImage` を投げることがある）と、\
+            1) `RemotePhoto` で 3 枚の写真を、2 つの async なプロパティを通して読みます。`picture`（サーバーに問い合わせ、`.badID` や `.badImage` をスローすることがある）と、\
             `picture` を読んでから `Picture.thumbnail` を読む `thumbnail` です。\
             2) プロトコルは `{ get async throws }` を要件にできます。ただの `let` の格納プロパティを持つ型もこの要件を満たします。\
             プロトコル越しにはどちらも `try await` で読みますが、サスペンドしてサーバーに問い合わせるのは片方だけです。\
-            3) async な（あるいは `throws` の）セッターはありません。エフェクトを持てるのは読み取り専用の計算プロパティとサブスクリプトだけです（SE-0310）。\
+            3) async な（あるいは `throws` の）セッターはありません。`async`／`throws` を付けられるのは読み取り専用の計算プロパティとサブスクリプトだけです（SE-0310）。\
             プロポーザルはセッターを意図的に対象外にしています。`inout`、`didSet`/`willSet`、プロパティラッパー、キーパスとの関係が解決していないからです。\
             async なゲッターとセッターがあったとして `photo.likes += 1` を考えてみてください。読む、サスペンドする、書く。その間に別のタスクが動けば、そちらの更新が失われます。\
             代わりにメソッド `func setCaption(_:) async throws` を書けば、サスペンドする地点がはっきり見えます。\

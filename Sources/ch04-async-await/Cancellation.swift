@@ -40,8 +40,8 @@ extension Chapter04 {
             `cancel()` はタスクを止めません。フラグを立てるだけで、止まるのはタスクのコードがそのフラグを見た箇所です。\
             スレッドやオペレーション（第 02 章、第 03 章）と同じです。4 つのパートがあり、順序はスリープではなくシグナルで決めています。\
             1) 親タスクに 3 つの子タスクがあります。2 つはタスクグループの子、1 つは `async let` です。それぞれステップ 1 を実行して待ち、\
-            呼び出し側は親だけをキャンセルします。3 つとも `Task.isCancelled` が true になるのを見ます。キャンセルは構造化された子タスクへ伝わるのです。\
-            子タスク 1 は `try Task.checkCancellation()` で確かめ、これが `CancellationError` を投げ、グループがそのエラーを親へ渡します。\
+            呼び出し元は親だけをキャンセルします。3 つとも `Task.isCancelled` が true になるのを見ます。キャンセルは構造化された子タスクへ伝わるのです。\
+            子タスク 1 は `try Task.checkCancellation()` で確かめ、これが `CancellationError` をスローし、グループがそのエラーを親へ渡します。\
             子タスク 2 と 3 は `Task.isCancelled` を見て、そこまでの結果（途中までの結果）を返します。\
             2) 2 つのタスクが `items` 個の項目を処理します。一方はループの前に 1 回だけ確かめ、もう一方は項目ごとに確かめます。\
             項目 1 の後でキャンセルされても、前者は残りの項目をすべて処理してしまいます。\
@@ -49,7 +49,7 @@ extension Chapter04 {
             そのとき `operation` はまだ終わっていません（その瞬間に別のスレッドで動いていることもあります）。そのため両者が共有するものはスレッドセーフでなければなりません。\
             フラグを見られないものを止めるのに使います。ここでは `operation` がサスペンドしてコールバック式 API の先のリクエストを待っており、`onCancel` がそのリクエストを止めます。\
             タスクがすでにキャンセルされていれば、`onCancel` は `operation` が始まる前に実行されます。\
-            4) キャンセルされたタスクの `Task.sleep` は、眠り続けずにただちに `CancellationError` を投げます。\
+            4) キャンセルされたタスクの `Task.sleep` は、眠り続けずにただちに `CancellationError` をスローします。\
             `try? await Task.sleep(…)` と書くとそのエラーを捨ててしまい、それを囲むループは終わりません。
             """),
         knobs: [
@@ -62,9 +62,9 @@ extension Chapter04 {
         try await cancelSleep(context)
     }
 
-    private static let caller = Localized("caller", ja: "呼び出し側")
+    private static let caller = Localized("caller", ja: "呼び出し元")
     private static let notStarted = Localized("a task did not reach its first wait", ja: "タスクが最初の待ちまで進みませんでした")
-    private static let notLetGo = Localized("the caller did not let the tasks go on", ja: "呼び出し側がタスクを先へ進ませませんでした")
+    private static let notLetGo = Localized("the caller did not let the tasks go on", ja: "呼び出し元がタスクを先へ進ませませんでした")
 
     /// How a child of part 1 looks at the flag.
     private enum Check: Sendable { case checkCancellation, isCancelled }
@@ -173,7 +173,7 @@ extension Chapter04 {
               parent.result: \(parentEnded == "CancellationError" ? "failure(CancellationError), child 1's error passed up" : parentEnded)
             """,
             ja: """
-              子タスク 1（グループ、checkCancellation()）: \(steps[1] ?? 0) ステップ実行し、CancellationError を投げた。
+              子タスク 1（グループ、checkCancellation()）: \(steps[1] ?? 0) ステップ実行し、CancellationError をスローした。
               子タスク 2（グループ、isCancelled）: \(steps[2] ?? 0) ステップ実行し、途中までの結果を返した。
               子タスク 3（`async let`、isCancelled）: \(steps[3] ?? 0) ステップ実行し、途中までの結果を返した。
               parent.result: \(parentEnded == "CancellationError" ? "failure(CancellationError)。子タスク 1 のエラーが親まで伝わった" : parentEnded)
@@ -335,6 +335,6 @@ extension Chapter04 {
         context.note("sleep ended ms after cancel", String(Double(took) / 1_000_000))
         context.say(Localized(
             "  The sleep ended \(formatDuration(nanoseconds: took)) after cancel(), throwing \(error), not after 5 s.",
-            ja: "  スリープは cancel() の \(formatDuration(nanoseconds: took)) 後に \(error) を投げて終わった。5 秒後ではない。"))
+            ja: "  スリープは cancel() の \(formatDuration(nanoseconds: took)) 後に \(error) をスローして終わった。5 秒後ではない。"))
     }
 }

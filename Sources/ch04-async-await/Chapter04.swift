@@ -6,7 +6,7 @@ enum Chapter04 {
     static let chapter = Chapter(
         number: 4,
         executable: "ch04-async-await",
-        title: Localized("async/await and structured concurrency", ja: "async/await と構造化された並行性"),
+        title: Localized("async/await and structured concurrency", ja: "async/await と構造化並行処理"),
         scenarios: [
             completionPipeline,
             suspensionPoints,

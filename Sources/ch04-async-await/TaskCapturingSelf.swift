@@ -150,15 +150,15 @@ extension Chapter04 {
             """,
             ja: """
             タスクは、クロージャがキャプチャしたものを、タスクが終わるまで保持します。`@MainActor` のモデルが自分自身を使うタスクを 4 通りの書き方で始めます。\
-            そのたびに呼び出し側は唯一の参照を手放し（`viewModel = nil`）、モデルの `deinit` をそのレーンに記録します。\
+            そのたびに呼び出し元は唯一の参照を手放し（`viewModel = nil`）、モデルの `deinit` をそのレーンに記録します。\
             1) 1 回だけ読み込んで終わるタスク: 読み込みが終わった直後に `deinit` が記録されます。\
             リークはなく、`[weak self]` も要りません。タスクは終わるときに `self` を手放しますし、読み込みが届くまでモデルを生かしておくのはたいてい望ましい動きです。\
             2) キャンセルされるまで `interval` ms ごとに `self` を使って更新するタスク: `viewModel = nil` の後も動き続け、\
-            `ticks` 回動いても `deinit` は来ません。呼び出し側がタスクをキャンセルするまで、いつまでも来ません。\
+            `ticks` 回動いても `deinit` は来ません。呼び出し元がタスクをキャンセルするまで、いつまでも来ません。\
             モデルがそのタスクをプロパティにも保持していれば循環参照になり、タスクが終わるまで解消されません。\
             3) `[weak self]` の後、ループの前で `guard let self`: ループの間ずっと `self` が強参照に戻り、同じリークになります。\
             4) `[weak self]` とループの中での `guard let self`: 強参照になるのは 1 回の繰り返しの間だけです。\
-            呼び出し側が手放すとモデルはすぐに（遅くともその繰り返しの終わりに）解放され、次の繰り返しが `nil` を見てループを終えます。\
+            呼び出し元が手放すとモデルはすぐに（遅くともその繰り返しの終わりに）解放され、次の繰り返しが `nil` を見てループを終えます。\
             さらによいのは、持ち主がいなくなるときにタスクをキャンセルすることです（シナリオ 10）。
             """),
         knobs: [
@@ -175,7 +175,7 @@ extension Chapter04 {
 
     @MainActor
     private static func runTaskCapturingSelf(_ context: ScenarioContext) async throws {
-        let caller = Localized("caller", ja: "呼び出し側")
+        let caller = Localized("caller", ja: "呼び出し元")
         let goneTooLate = Localized("the model's deinit did not come", ja: "モデルの `deinit` が来ませんでした")
 
         // 1) A task that ends.

@@ -108,7 +108,7 @@ extension Chapter04 {
         """,
         ja: """
         どのタスクも、誰かが enter() を呼ぶ前に count() を尋ねました。どれも空きがあると見て、ダウンロードが 3 つ同時に動きました。\
-        確認と入場は 2 回のアクター呼び出しで、その間に `await` があり、`await` のたびに別のタスクが動き得ます。\
+        確認（`count()`）と `enter()` は別々の 2 回のアクター呼び出しで、その間に `await` があり、`await` のたびに別のタスクが動き得ます。\
         代わりに親 1 つだけが子を追加するようにすれば（タスクグループのスライディングウィンドウ）、上限は構造上必ず守られます。
         """)
 
@@ -135,12 +135,12 @@ extension Chapter04 {
             1) `photos` 個のダウンロード（それぞれ 15〜39 ms）を、進行中を最大 `limit` 個に保つタスクグループで行います。最初に子を `limit` 個追加し、\
             1 つ終わるたびに 1 つ追加します（スライディングウィンドウ）。タイムラインでは各ダウンロードを取った枠のレーンに描くので、\
             1 つのレーンに 2 つが同時に載ることはありません。最大の同時実行数も測ります。最初に全部追加すると、全部が同時に動きます。\
-            2) 結果が 2 つ届いたところで `cancelAll()`。まだ動いている子はキャンセルされ、その `Task.sleep` は `CancellationError` を投げます。\
+            2) 結果が 2 つ届いたところで `cancelAll()`。まだ動いている子はキャンセルされ、その `Task.sleep` は `CancellationError` をスローします。\
             グループはキャンセルされたままです。`addTaskUnlessCancelled` は何も追加せず、`addTask` で追加した子は最初からキャンセルされた状態で始まります。\
-            3) `withThrowingTaskGroup` で子を 4 つ。p2 は 10 ms 後に `.offline` を投げます。エラーは `for try await` を通って親に届きます。\
-            グループの本体をエラーで抜けると他の子はキャンセルされ、グループはすべての子が終わるのを待ってから、そのエラーを投げ直します。\
-            p1 と p3 はすぐに止まります（スリープがキャンセルされる）。p4 はキャンセルでは短くならない 30 ms を待ってから `.badID` を投げますが、\
-            誰にも届きません。グループが投げ直すのは最初のエラーだけです。\
+            3) `withThrowingTaskGroup` で子を 4 つ。p2 は 10 ms 後に `.offline` をスローします。エラーは `for try await` を通って親に届きます。\
+            グループの本体をエラーで抜けると他の子はキャンセルされ、グループはすべての子が終わるのを待ってから、そのエラーを再スローします。\
+            p1 と p3 はすぐに止まります（スリープがキャンセルされる）。p4 はキャンセルでは短くならない 30 ms を待ってから `.badID` をスローしますが、\
+            誰にも届きません。グループが再スローするのは最初のエラーだけです。\
             4) エクスプローラが、素朴な上限（各タスクがアクターの `count()` を尋ねてから `enter()` を呼ぶ）とスライディングウィンドウを、上限 2 で 3 つのダウンロードについて探索します。\
             素朴な方には 3 つが同時に進行中になるスケジュールが見つかり、ウィンドウにはありません。\
             キャンセルはコードが確かめるべきフラグにすぎず、確認が有効なのは次の `await` までです。`play 2` はそれを体験するゲームです。
@@ -334,7 +334,7 @@ extension Chapter04 {
                     try await child("p1", .verbatim("sleep(40 ms)")) { try await clock.sleep(for: .milliseconds(40)) }
                 }
                 group.addTask {
-                    try await child("p2", Localized("10 ms, then throws .offline", ja: "10 ms 後に .offline を投げる")) {
+                    try await child("p2", Localized("10 ms, then throws .offline", ja: "10 ms 後に .offline をスローする")) {
                         try await clock.sleep(for: .milliseconds(10))
                         throw ServerError.offline
                     }
@@ -384,7 +384,7 @@ extension Chapter04 {
             drawn.append(DrawnEvent(time: entry.ended, lane: .verbatim(entry.id), label: .verbatim(entry.ending), kind: .end))
         }
         drawn.append(DrawnEvent(time: saw.at, lane: parent, label: .verbatim("next() → \(saw.error)"), kind: .point))
-        drawn.append(DrawnEvent(time: rethrownAt, lane: parent, label: Localized("rethrown: \(rethrown)", ja: "投げ直し: \(rethrown)"), kind: .point))
+        drawn.append(DrawnEvent(time: rethrownAt, lane: parent, label: Localized("rethrown: \(rethrown)", ja: "再スロー: \(rethrown)"), kind: .point))
         draw(drawn, on: context.trace)
 
         context.say(Localized("3) withThrowingTaskGroup, four children; p2 fails:", ja: "3) withThrowingTaskGroup で子を 4 つ。p2 が失敗する:"))
@@ -402,7 +402,7 @@ extension Chapter04 {
             after its last child had ended (\(milliseconds(since: start, to: lastChildEnded)) ms).
             """,
             ja: """
-              親の `for try await` は \(milliseconds(since: start, to: saw.at)) ms に \(saw.error) を投げました。グループが \(rethrown) を投げ直したのは \(milliseconds(since: start, to: rethrownAt)) ms で、\
+              親の `for try await` は \(milliseconds(since: start, to: saw.at)) ms に \(saw.error) をスローしました。グループが \(rethrown) を再スローしたのは \(milliseconds(since: start, to: rethrownAt)) ms で、\
             最後の子が終わった（\(milliseconds(since: start, to: lastChildEnded)) ms）後でした。
             """))
     }

@@ -209,11 +209,11 @@ extension Chapter04 {
         context.say(Localized(
             "3) A parent creates one of each and is cancelled; who sees it, and who does the parent wait for?",
             ja: "3) 親タスクが 4 種類を 1 つずつ作ってからキャンセルされる。誰が気づき、親は誰を待つか？"))
-        let caller = Localized("caller", ja: "呼び出し側")
+        let caller = Localized("caller", ja: "呼び出し元")
         let parentLane = Localized("parent", ja: "親タスク")
         let waits = Localized("waits", ja: "待つ")
         let stuck = Localized("a task did not start", ja: "タスクが始まりませんでした")
-        let letGo = Localized("the caller did not let the tasks go on", ja: "呼び出し側がタスクを先へ進ませませんでした")
+        let letGo = Localized("the caller did not let the tasks go on", ja: "呼び出し元がタスクを先へ進ませませんでした")
         let ready = ["A", "G", "T", "D"].map { ($0, OneShotSignal()) }
         let goChildren = OneShotSignal(), goOthers = OneShotSignal()
         defer {

@@ -91,17 +91,17 @@ extension Chapter04 {
             """,
             ja: """
             処理の内容: 本章の `ThumbnailServer` から `thumbnails` 枚のサムネイルを同時に取得し（1 リクエスト 20 ms、縮小に 1 枚 5 ms）、\
-            すべてを順番どおりに、またはエラーを、呼び出し側に渡します。やり方は 4 通りで、それぞれこのファイルの 1 つの関数です。\
+            すべてを順番どおりに、またはエラーを、呼び出し元に渡します。やり方は 4 通りで、それぞれこのファイルの 1 つの関数です。\
             GCD（コールバック式 API を `DispatchGroup` で囲む）、OperationQueue（1 枚ごとの非同期オペレーションと、それらすべてに依存する集計オペレーション）、\
             `Thread`（1 枚ごとにスレッド 1 本）、Swift の並行処理（async の API を `withThrowingTaskGroup` で囲む）です。\
             コールバック式の 3 つは、結果を守るロックと、手で組み立てる `Result` も必要です。スレッドは、コールバックを待つ間ブロックします。\
             （同じようにコールバックを待つ `BlockOperation` では、ここでは 25 ms ではなく 3 秒かかりました。Linux ではサーバーのタスクも GCD のプールのスレッドで動くのに、\
             それらのスレッドはブロックが待つ間ふさいでいて、libdispatch はおよそ 1 秒に 1 本しかスレッドを足さなかったからです。これがプールの枯渇です。ここでのオペレーションは、代わりに非同期オペレーションにしています。）\
             パート 1 はそれぞれの所要時間を測ります。パート 2 では 2 つ目のリクエストが失敗します（`ServerError.offline`）。コールバック式は、ほかのコールバックがすべて届いた後で、\
-            自分で組み立てた `Result` に入れてエラーを渡します。タスクグループは `try await` からエラーを投げ、まだ動いているリクエストをキャンセルします。\
+            自分で組み立てた `Result` に入れてエラーを渡します。タスクグループは `try await` からエラーをスローし、まだ動いているリクエストをキャンセルします。\
             パート 3 は開始直後にキャンセルします。GCD にはこの処理をキャンセルする手段がありません。`cancelAllOperations()` はまだ始まっていないオペレーションを集計用も含めて飛ばすので、\
-            呼び出し側にはコールバックが来ません。`Thread.cancel()` はフラグを立てるだけで、ここでは誰も読みません。タスクのキャンセルはすべての子タスクとサーバーの `Task.sleep` に届き、\
-            呼び出し側はすぐに `CancellationError` を受け取ります。最後に、どれをいつ使うかの表で本章を締めくくります。
+            呼び出し元にはコールバックが来ません。`Thread.cancel()` はフラグを立てるだけで、ここでは誰も読みません。タスクのキャンセルはすべての子タスクとサーバーの `Task.sleep` に届き、\
+            呼び出し元はすぐに `CancellationError` を受け取ります。最後に、どれをいつ使うかの表で本章を締めくくります。
             """),
         knobs: [
             .init("thumbnails", default: 4, range: 2...16, help: Localized("thumbnails the job fetches", ja: "取得するサムネイルの枚数")),
@@ -321,7 +321,7 @@ extension Chapter04 {
         context.note("task group returned first on error", String((took[.taskGroup] ?? .max) < slowest))
         context.say(Localized(
             "  The callback ways pass the error in the `Result` they build, once every callback is in; the task group throws it from `try await` as it arrives and cancels the children still running.",
-            ja: "  コールバック式は、すべてのコールバックが届いてから、自分で組み立てた `Result` に入れてエラーを渡します。タスクグループはエラーが届いた時点で `try await` から投げ、まだ動いている子タスクをキャンセルします。"))
+            ja: "  コールバック式は、すべてのコールバックが届いてから、自分で組み立てた `Result` に入れてエラーを渡します。タスクグループはエラーが届いた時点で `try await` からスローし、まだ動いている子タスクをキャンセルします。"))
 
         // 3) Cancel right after the start.
         context.say(Localized("3) Cancel right after the start:", ja: "3) 開始直後にキャンセル:"))
@@ -353,7 +353,7 @@ extension Chapter04 {
                 ja: "何かを所有する長寿命のループ（ランループ、ブロックする読み込み）。ほかにはほとんどない")),
             (Localized("Swift Concurrency", ja: "Swift の並行処理"), Localized(
                 "new code: reads top to bottom, errors are thrown, cancellation reaches every child, actors guard state, and the compiler checks for data races",
-                ja: "新しいコード。上から下へ順に読めて、エラーは投げられて呼び出し側に届き、キャンセルはすべての子タスクに届き、状態はアクターが守り、データ競合はコンパイラが検査する")),
+                ja: "新しいコード。上から下へ順に読めて、エラーはスローされて呼び出し元に届き、キャンセルはすべての子タスクに届き、状態はアクターが守り、データ競合はコンパイラが検査する")),
         ]
         for (name, text) in advice {
             context.show(wrap(t(text), prefix: "  " + padded(t(name), to: 19), width: context.terminal.width).joined(separator: "\n"))

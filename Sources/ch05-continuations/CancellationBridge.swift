@@ -43,7 +43,7 @@ final class FakeRequest: Sendable {
 
     /// The server's reply: the request calls back with `value`, here, on this thread.
     func answer(_ value: String) {
-        log(Localized("server answers", ja: "サーバが応答"), nil, .point)
+        log(Localized("server answers", ja: "サーバーが応答"), nil, .point)
         end(.answered, .success(value))
     }
 
@@ -237,17 +237,17 @@ extension Chapter05 {
             ja: """
             継続はキャンセルについて何も知りません。キャンセルされたタスクも、誰かが再開するまでサスペンドしたままです。\
             `withTaskCancellationHandler` はタスクがキャンセルされたときに動くハンドラ `onCancel` を加えます。ハンドラは 2 つのものに届かなければなりません。\
-            すぐに `CancellationError` を受け取るべき呼び出し側と、動き続けずに止まるべき処理です。\
+            すぐに `CancellationError` を受け取るべき呼び出し元と、結果を受け取る人もいないまま動き続けるのではなく、止まるべき処理本体です。\
             プロフィール画面のモデル（ビューモデルと同じくメインアクター上）が `/profile` を、`URLSessionTask` のようなハンドルを持つフェイクのリクエストで読み込みます。\
             ハンドルの `cancel()` を呼ぶと、リクエストは自分の `.cancelled` エラーでコールバックし、ブリッジがそれを `CancellationError` に変えます。\
             継続を再開するのはリクエストのコールバックだけで、`onCancel` はリクエストをキャンセルするだけです。\
             どの瞬間も、スリープではなくシグナルとメインアクターで意図して起こします。\
             1) 呼び出しの前にキャンセル: `onCancel` はタスク自身のスレッドで、`operation` より前に、ただちに動きます。ハンドルはまだどこにもありません。\
-            注意深いブリッジはメモを残し、`operation` はリクエストを始めません。`handle?.cancel()` を呼ぶだけのブリッジは nil を見つけ、リクエストは最後まで動きます。\
-            2) 最中、タスクが待っている間: `onCancel` は `cancel()` の中で、呼び出し側のスレッドで動き、ハンドルを見つけてリクエストをキャンセルします。リクエストのコールバックがタスクを再開します。\
-            3) 最中、`operation` がまだ `start()` の中にいる間: リクエストはできたがハンドルはまだ返っていない瞬間に、普通のスレッドがタスクをキャンセルします。\
-            `onCancel` はそのスレッドで、メインスレッド上の `operation` と並行して動き、ハンドルを見つけられません。`operation` はハンドルを保存するときにメモに気づき、リクエストをキャンセルします。\
-            4) コールバックの後: サーバが応答し、コールバックが継続を再開しましたが、タスクはまだ先へ進んでいません。\
+            注意深いブリッジはキャンセル済みの印を残し、`operation` はリクエストを始めません。`handle?.cancel()` を呼ぶだけのブリッジは nil を見つけ、リクエストは最後まで動きます。\
+            2) 最中、タスクが待っている間: `onCancel` は `cancel()` の中で、`cancel()` を呼んだスレッドで動き、ハンドルを見つけてリクエストをキャンセルします。リクエストのコールバックがタスクを再開します。\
+            3) 最中、`operation` がまだ `start()` の中にいる間: リクエストはできたがハンドルはまだ返っていない瞬間に、ふつうのスレッドがタスクをキャンセルします。\
+            `onCancel` はそのスレッドで、メインスレッド上の `operation` と並行して動き、ハンドルを見つけられません。`operation` はハンドルを保存するときにキャンセル済みの印に気づき、リクエストをキャンセルします。\
+            4) コールバックの後: サーバーが応答し、コールバックが継続を再開しましたが、タスクはまだ先へ進んでいません。\
             それでも `onCancel` は動き、キャンセルするものが何もないと知ります。タスクは応答を受け取り、継続の再開はちょうど 1 回です。\
             5) 子プロセス（`ch05-continuations --child \(cancelResumesTwiceChildName)`）で、`onCancel` が自分で継続を再開し、さらにリクエストもキャンセルするブリッジを動かします。\
             リクエストのコールバックが 2 回目の再開をし、ランタイムがプログラムを止めます。
@@ -255,10 +255,10 @@ extension Chapter05 {
         prediction: .init(
             question: Localized(
                 "Part 4: the server's answer has resumed the continuation, and then, before the task runs on, the task is cancelled; `onCancel` calls `request.cancel()`. How many times is the continuation resumed in all? (1 or 2)",
-                ja: "パート 4: サーバの応答が継続を再開し、その後タスクが先へ進む前にタスクがキャンセルされます。`onCancel` は `request.cancel()` を呼びます。継続は全部で何回再開されますか？（1 か 2）"),
+                ja: "パート 4: サーバーの応答が継続を再開し、その後タスクが先へ進む前にタスクがキャンセルされます。`onCancel` は `request.cancel()` を呼びます。継続は全部で何回再開されますか？（1 か 2）"),
             explanation: Localized(
                 "Once. The request had already ended with the server's answer, so `cancel()` on it did nothing and its callback did not run again; `onCancel` itself never resumes. Had the handler resumed the continuation too, the second resume would trap (part 5).",
-                ja: "1 回です。リクエストはサーバの応答ですでに終わっていたので、`cancel()` は何もせず、コールバックも 2 度目は呼ばれません。`onCancel` 自身は再開しません。ハンドラも継続を再開していたら、2 回目の再開でトラップします（パート 5）。"),
+                ja: "1 回です。リクエストはサーバーの応答ですでに終わっていたので、`cancel()` は何もせず、コールバックも 2 度目は呼ばれません。`onCancel` 自身は再開しません。ハンドラも継続を再開していたら、2 回目の再開でトラップします（パート 5）。"),
             observe: { $0.noted("after: callbacks") ?? "" },
             isPossible: { $0 == "1" })
     ) { context in
@@ -328,7 +328,7 @@ extension Chapter05 {
         context.note("before hasty: result", ending(hastyResult))
         context.say(Localized(
             "  handle?.cancel() only: after cancel(), the request was \(stateAfterCancel); the task waited for the server and ended with \(ending(hastyResult)), though it was cancelled.",
-            ja: "  `handle?.cancel()` だけのブリッジ: cancel() の後もリクエストは\(stateAfterCancel == "running" ? "動いていた" : "終わっていた")。タスクはサーバの応答を待ち、キャンセルされていたのに \(ending(hastyResult)) で終わった。"))
+            ja: "  `handle?.cancel()` だけのブリッジ: cancel() の後もリクエストは\(stateAfterCancel == "running" ? "動いていた" : "終わっていた")。タスクはサーバーの応答を待ち、キャンセルされていたのに \(ending(hastyResult)) で終わった。"))
     }
 
     // MARK: 2) During: the task waits
@@ -357,7 +357,7 @@ extension Chapter05 {
         context.note("waiting: result", ending(result))
         context.say(Localized(
             "  onCancel ran inside cancel(): \(insideCancel); on the caller's thread: \(loader.handlerThread.current == caller); it found the request: \(loader.handlerFoundRequest.current ?? false). The request was \(request?.state.rawValue ?? "none") and called back \(request?.callbacks ?? 0) time(s); the task ended with \(ending(result)).",
-            ja: "  onCancel は cancel() の中で動いた: \(insideCancel)。呼び出し側のスレッドで: \(loader.handlerThread.current == caller)。リクエストを見つけた: \(loader.handlerFoundRequest.current ?? false)。リクエストは\(request?.state == .cancelled ? "キャンセルされ" : "終わり")、コールバックは \(request?.callbacks ?? 0) 回。タスクの結果: \(ending(result))。"))
+            ja: "  onCancel は cancel() の中で動いた: \(insideCancel)。cancel() を呼んだスレッドで: \(loader.handlerThread.current == caller)。リクエストを見つけた: \(loader.handlerFoundRequest.current ?? false)。リクエストは\(request?.state == .cancelled ? "キャンセルされ" : "終わり")、コールバックは \(request?.callbacks ?? 0) 回。タスクの結果: \(ending(result))。"))
     }
 
     // MARK: 3) During: the operation is inside start()
@@ -402,7 +402,7 @@ extension Chapter05 {
         context.note("inside: result", ending(result))
         context.say(Localized(
             "  onCancel ran while the operation was still running: \(duringOperation); on the canceller's thread, not the operation's: \(otherThread); it found a request: \(loader.handlerFoundRequest.current ?? true). The operation found the note when it stored the handle: the request was \(request?.state.rawValue ?? "none"), and the task ended with \(ending(result)).",
-            ja: "  onCancel は `operation` がまだ動いている間に動いた: \(duringOperation)。`operation` のスレッドではなく、キャンセルしたスレッドで: \(otherThread)。リクエストを見つけた: \(loader.handlerFoundRequest.current ?? true)。`operation` はハンドルを保存するときにメモに気づき、リクエストは\(request?.state == .cancelled ? "キャンセルされた" : "終わった")。タスクの結果: \(ending(result))。"))
+            ja: "  onCancel は `operation` がまだ動いている間に動いた: \(duringOperation)。`operation` のスレッドではなく、キャンセルしたスレッドで: \(otherThread)。リクエストを見つけた: \(loader.handlerFoundRequest.current ?? true)。`operation` はハンドルを保存するときにキャンセル済みの印に気づき、リクエストは\(request?.state == .cancelled ? "キャンセルされた" : "終わった")。タスクの結果: \(ending(result))。"))
     }
 
     // MARK: 4) After the callback

@@ -67,7 +67,7 @@ extension ScenarioContext {
         switch name {
         case "SIGILL": Localized("a trap: the runtime stopped the program on purpose", ja: "トラップ。ランタイムが意図的にプログラムを止めた")
         case "SIGABRT": Localized("abort(): the program stopped itself after finding its memory in a bad state",
-                                  ja: "abort()。メモリがおかしな状態だと気づいたプログラムが自分で止まった")
+                                  ja: "abort()。メモリの異常に気づいたプログラムが自分で止まった")
         default: Localized("see the message below", ja: "下のメッセージを参照")
         }
     }

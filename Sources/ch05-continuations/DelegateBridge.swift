@@ -144,22 +144,22 @@ extension Chapter05 {
         nameTask(Localized("app", ja: "アプリ"))
         let sensor = FakeLocationSensor()
         let bridge = CarelessLocationBridge(sensor: sensor)
-        nameNextTasks(BilingualLabel.join("first caller", "1 番目の呼び出し側"), BilingualLabel.join("second caller", "2 番目の呼び出し側"))
+        nameNextTasks(BilingualLabel.join("first caller", "1 番目の呼び出し元"), BilingualLabel.join("second caller", "2 番目の呼び出し元"))
         let first = Task {
-            checkpoint(Localized("first caller: currentLocation()", ja: "1 番目の呼び出し側: currentLocation()"))
+            checkpoint(Localized("first caller: currentLocation()", ja: "1 番目の呼び出し元: currentLocation()"))
             return try await bridge.currentLocation()
         }
         await untilQuiet()
         let second = Task {
             checkpoint(Localized("second caller: currentLocation() — overwrites the first continuation",
-                                 ja: "2 番目の呼び出し側: currentLocation() — 1 番目の継続を上書き"))
+                                 ja: "2 番目の呼び出し元: currentLocation() — 1 番目の継続を上書き"))
             return try await bridge.currentLocation()
         }
         await untilQuiet()
         checkpoint(Localized("app: the sensor reports \(LocationFix.sample(0)) → didUpdate", ja: "アプリ: センサーが \(LocationFix.sample(0)) を報告 → didUpdate"))
         sensor.deliver(.sample(0))
         let secondFix = try await second.value
-        checkpoint(Localized("app: the second caller got \(secondFix); now awaits the first caller", ja: "アプリ: 2 番目の呼び出し側が \(secondFix) を受け取った。次に 1 番目の呼び出し側を待つ"))
+        checkpoint(Localized("app: the second caller got \(secondFix); now awaits the first caller", ja: "アプリ: 2 番目の呼び出し元が \(secondFix) を受け取った。次に 1 番目の呼び出し元を待つ"))
         let firstFix = try await first.value
         return "first=\(firstFix) second=\(secondFix)"
     }
@@ -169,7 +169,7 @@ extension Chapter05 {
         nameTask(Localized("app", ja: "アプリ"))
         let sensor = FakeLocationSensor()
         let bridge = CarelessLocationBridge(sensor: sensor)
-        nameNextTasks(BilingualLabel.join("caller", "呼び出し側"))
+        nameNextTasks(BilingualLabel.join("caller", "呼び出し元"))
         let caller = Task { try await bridge.currentLocation() }
         await untilQuiet()
         sensor.deliver(.sample(0))
@@ -200,12 +200,12 @@ extension Chapter05 {
             `sensor(_:didUpdate:)` か `sensor(_:didFailWith:)` をメインアクター上で呼びます。ブリッジはその間、継続をプロパティに保存しておきます。\
             `currentLocation()` が継続を保存して要求し、デリゲートメソッドが継続を取り出し、プロパティを nil に戻してから再開します。\
             ブリッジは `@MainActor` で、デリゲートの呼び出しもそこに来るので、プロパティにロックはいりません。フェイクのセンサーはシナリオが指示したときに応答します。\
-            1) 要求を 1 つ出し、その後デリゲートをさらに `late` 回呼びます（センサーは何度も報告することがあります）。最初の呼び出しが呼び出し側を再開し、\
+            1) 要求を 1 つ出し、その後デリゲートをさらに `late` 回呼びます（センサーは何度も報告することがあります）。最初の呼び出しが呼び出し元を再開し、\
             後の呼び出しは nil を見つけて無視されます。数えるだけで、再開はしません。\
-            2) 1 つ目が待っている間に 2 つ目の `currentLocation()`: すぐに `.requestInFlight` で断られます。センサーへの要求は 1 回だけで、1 つ目の呼び出し側が位置を受け取ります。\
-            3) 上書きするとどうなるかを、子プロセスでエクスプローラの下で: 不注意なブリッジは新しい継続を古い継続の上にそのまま保存します。\
-            古い継続は再開されないまま破棄され（その瞬間にランタイムがリークのメッセージを出力します）、その呼び出し側は永遠に待ち、2 番目の呼び出し側が位置を受け取ります。\
-            4) クリアしないとどうなるかを、子プロセスで: 同じ不注意なブリッジはデリゲートが呼ばれるたびに再開します。2 つ目の位置が同じ継続をもう一度再開し、子プロセスはトラップします。
+            2) 1 つ目が待っている間に 2 つ目の `currentLocation()`: すぐに `.requestInFlight` で断られます。センサーへの要求は 1 回だけで、1 つ目の呼び出し元が位置を受け取ります。\
+            3) 上書きするとどうなるかを、子プロセスでエクスプローラの下で: 考慮の足りないブリッジは新しい継続を古い継続の上にそのまま保存します。\
+            古い継続は再開されないまま破棄され（その瞬間にランタイムがリークのメッセージを出力します）、その呼び出し元は永遠に待ち、2 番目の呼び出し元が位置を受け取ります。\
+            4) クリアしないとどうなるかを、子プロセスで: 同じ考慮の足りないブリッジはデリゲートが呼ばれるたびに再開します。2 つ目の位置が同じ継続をもう一度再開し、子プロセスはトラップします。
             """),
         knobs: [
             .init("late", default: 2, range: 0...5, help: Localized("delegate calls after the first (part 1)", ja: "最初の後に来るデリゲートの呼び出しの回数（パート 1）")),
@@ -213,7 +213,7 @@ extension Chapter05 {
         prediction: .init(
             question: Localized(
                 "Part 3: a careless bridge overwrites its stored continuation. The first caller waits, a second caller asks, then the sensor reports once. Who gets the location? F) the first  S) the second  B) both",
-                ja: "パート 3: 不注意なブリッジは保存した継続を上書きします。1 番目の呼び出し側が待っているところに 2 番目が要求し、その後センサーが 1 回だけ報告します。位置を受け取るのは誰？ F) 1 番目  S) 2 番目  B) 両方"),
+                ja: "パート 3: 考慮の足りないブリッジは保存した継続を上書きします。1 番目の呼び出し元が待っているところに 2 番目が要求し、その後センサーが 1 回だけ報告します。位置を受け取るのは誰？ F) 1 番目  S) 2 番目  B) 両方"),
             explanation: Localized(
                 """
                 S. The property held only the second continuation when the sensor reported. The first was dropped when it was overwritten: \
@@ -222,7 +222,7 @@ extension Chapter05 {
                 """,
                 ja: """
                 S です。センサーが報告したとき、プロパティには 2 番目の継続しか入っていませんでした。1 番目は上書きされたときに捨てられ、\
-                その瞬間にランタイムが "leaked its continuation without resuming it" と出力し、1 番目の呼び出し側は永遠に待ちます。\
+                その瞬間にランタイムが "leaked its continuation without resuming it" と出力し、1 番目の呼び出し元は永遠に待ちます。\
                 2 つ目の要求は断る（`.requestInFlight`）か、待っている継続をリストに持ってすべて再開します。
                 """),
             observe: { $0.noted("overwrite: who got it") ?? "" },
@@ -263,7 +263,7 @@ extension Chapter05 {
         context.say(Localized("1) try await bridge.currentLocation(), then \(late) more delegate call(s):",
                               ja: "1) bridge.currentLocation() を待ち、その後さらにデリゲートを \(late) 回呼ぶ:"))
         let sensor = FakeLocationSensor(), bridge = LocationBridge(sensor: sensor)
-        let caller = context.text(Localized("caller", ja: "呼び出し側"))
+        let caller = context.text(Localized("caller", ja: "呼び出し元"))
         let sensorLane = context.text(sensorLaneName)
         let request = try await firstRequest(context, bridge: bridge, sensor: sensor, lane: caller)
         context.emit(Localized("didUpdate \(LocationFix.sample(0)) → resumes, pending = nil", ja: "didUpdate \(LocationFix.sample(0)) → 再開し `pending = nil`"), lane: sensorLane)
@@ -282,7 +282,7 @@ extension Chapter05 {
         context.note("part 1 ignored", String(bridge.ignoredCalls))
         context.say(Localized(
             "  The caller got \(fix), the first fix. Delegate calls ignored: \(bridge.ignoredCalls) of \(late) late ones; nothing was resumed twice.",
-            ja: "  呼び出し側は最初の位置 \(fix) を受け取りました。無視されたデリゲートの呼び出し: 遅れて来た \(late) 回のうち \(bridge.ignoredCalls) 回。2 回再開されたものはありません。"))
+            ja: "  呼び出し元は最初の位置 \(fix) を受け取りました。無視されたデリゲートの呼び出し: 遅れて来た \(late) 回のうち \(bridge.ignoredCalls) 回。2 回再開されたものはありません。"))
     }
 
     /// Part 2: a second request while the first waits is refused.
@@ -290,8 +290,8 @@ extension Chapter05 {
     private static func secondRequest(_ context: ScenarioContext) async throws {
         context.say(Localized("2) A second currentLocation() while the first waits:", ja: "2) 1 つ目が待っている間に 2 つ目の currentLocation():"))
         let sensor = FakeLocationSensor(), bridge = LocationBridge(sensor: sensor)
-        let first = context.text(Localized("first caller", ja: "1 番目の呼び出し側"))
-        let second = context.text(Localized("second caller", ja: "2 番目の呼び出し側"))
+        let first = context.text(Localized("first caller", ja: "1 番目の呼び出し元"))
+        let second = context.text(Localized("second caller", ja: "2 番目の呼び出し元"))
         let sensorLane = context.text(sensorLaneName)
         let firstTask = try await firstRequest(context, bridge: bridge, sensor: sensor, lane: first)
         let secondRequest = Task {
@@ -304,7 +304,7 @@ extension Chapter05 {
             context.emit(Localized("got \(fix) (unexpected)", ja: "\(fix) を受け取った（想定外）"), lane: second)
         } catch {
             refusal = "\(error)"
-            context.emit(Localized("threw \(error)", ja: "\(error) が投げられた"), lane: second)
+            context.emit(Localized("threw \(error)", ja: "\(error) がスローされた"), lane: second)
         }
         context.emit(Localized("didUpdate \(LocationFix.sample(0)) → resumes the first", ja: "didUpdate \(LocationFix.sample(0)) → 1 番目を再開"), lane: sensorLane)
         sensor.deliver(.sample(0))
@@ -315,14 +315,14 @@ extension Chapter05 {
         context.note("part 2 requests", String(sensor.requests))
         context.say(Localized(
             "  The second request threw \(refusal) at once; the sensor was asked \(sensor.requests) time(s); the first caller got \(fix).",
-            ja: "  2 つ目の要求はすぐに \(refusal) を投げました。センサーへの要求は \(sensor.requests) 回で、1 番目の呼び出し側は \(fix) を受け取りました。"))
+            ja: "  2 つ目の要求はすぐに \(refusal) をスローしました。センサーへの要求は \(sensor.requests) 回で、1 番目の呼び出し元は \(fix) を受け取りました。"))
     }
 
     /// Part 3: the careless bridge overwrites; shown in a child under the explorer.
     private static func overwriteInChild(_ context: ScenarioContext) {
         context.say(Localized(
             "3) A careless bridge that overwrites — in a child process, under the explorer (ch05-continuations --child \(overwrittenContinuationChildName)):",
-            ja: "3) 上書きする不注意なブリッジ — 子プロセスで、エクスプローラの下で（ch05-continuations --child \(overwrittenContinuationChildName)）:"))
+            ja: "3) 上書きする考慮の足りないブリッジ — 子プロセスで、エクスプローラの下で（ch05-continuations --child \(overwrittenContinuationChildName)）:"))
         guard let outcome = context.runBridgeChild(overwrittenContinuationChildName) else { return }
         context.showSteps(BridgeStep.decode(outcome.standardOutput))
         context.say(Localized("  The runtime, on the child's standard error:", ja: "  ランタイムが子プロセスの標準エラーに出力したもの:"))
@@ -336,14 +336,14 @@ extension Chapter05 {
         context.note("overwrite: who got it", deadlocked && secondGotIt ? "S" : "?")
         context.note("overwrite misuse", continuationMisuseLines(outcome.standardError).joined(separator: "\n"))
         let lane = childProcessLane
-        if deadlocked { context.trace.record(Localized("first caller waits for ever", ja: "1 番目の呼び出し側は永遠に待つ"), lane: lane) }
+        if deadlocked { context.trace.record(Localized("first caller waits for ever", ja: "1 番目の呼び出し元は永遠に待つ"), lane: lane) }
     }
 
     /// Part 4: the careless bridge does not clear; a second delegate call traps the child.
     private static func notClearedInChild(_ context: ScenarioContext) {
         context.say(Localized(
             "4) A careless bridge that does not clear, and a second delegate call — in a child process (ch05-continuations --child \(unclearedContinuationChildName)):",
-            ja: "4) クリアしない不注意なブリッジと、2 回目のデリゲート呼び出し — 子プロセスで（ch05-continuations --child \(unclearedContinuationChildName)）:"))
+            ja: "4) クリアしない考慮の足りないブリッジと、2 回目のデリゲート呼び出し — 子プロセスで（ch05-continuations --child \(unclearedContinuationChildName)）:"))
         guard let outcome = context.runBridgeChild(unclearedContinuationChildName) else { return }
         let end = context.describeEnd(of: outcome)
         context.say(Localized("  The child \(end.en):", ja: "  子プロセスは\(end.ja)しました:"))

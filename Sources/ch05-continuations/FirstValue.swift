@@ -265,14 +265,14 @@ extension Chapter05 {
             5) The waiting task is cancelled before any value.
             """,
             ja: """
-            パブリッシャの形をしたフェイクのソースです。`subscribe(onValue:onCompletion:)` は、`Combine` の `sink` と同じくキャンセル可能なものを返します（`Combine` 自体は Apple のプラットフォームにしかありません）。\
+            パブリッシャの形をしたフェイクのソースです。`subscribe(onValue:onCompletion:)` は、`Combine` の `sink` と同じくキャンセル用のハンドル（`AnyCancellable` 相当）を返します（`Combine` 自体は Apple のプラットフォームにしかありません）。\
             `firstValue()` はそれを `async throws -> Int` にします。最初の値で再開して購読をキャンセルし、その後の値と完了はすべて無視し、\
-            値なしで完了したら `FirstValueError.finishedWithoutValue` を投げ、失敗ならそのエラーを投げ直し、待っているタスクがキャンセルされたら `CancellationError` を投げます。\
+            値なしで完了したら `FirstValueError.finishedWithoutValue` をスローし、失敗ならそのエラーを再スローし、待っているタスクがキャンセルされたら `CancellationError` をスローします。\
             どの経路も 1 つのスロットを通るので、継続の再開はちょうど 1 回です。ソースは送る側のスレッドでただちに届けます。\
             キャンセルの後も、キャンセルが遅れて効くソースのように `inFlight` 個のイベントを届けます。\
             1) ソースが 1、2、3 を送ってから完了する。2) 値を送らずに完了する。3) `.offline` で失敗する。\
-            4) 現在の値を持つソース（`CurrentValueSubject` のようなもの）は、キャンセル可能なものを返す前に、`subscribe` の中で現在の値を送ります。\
-            注意深いブリッジは `subscribe` が戻った直後にキャンセルします。`onValue` からキャンセルする急いだブリッジはキャンセル可能なものを見つけられず、購読は生きたまま残ります。\
+            4) 現在の値を持つソース（`CurrentValueSubject` のようなもの）は、キャンセル用のハンドルを返す前に、`subscribe` の中で現在の値を送ります。\
+            注意深いブリッジは `subscribe` が戻った直後にキャンセルします。`onValue` からキャンセルする考慮の足りないブリッジはキャンセル用のハンドルを見つけられず、購読は生きたまま残ります。\
             5) 値が来る前に、待っているタスクをキャンセルする。
             """),
         knobs: [
@@ -281,10 +281,10 @@ extension Chapter05 {
         prediction: .init(
             question: Localized(
                 "Part 2: the source finishes without sending a value. What does `firstValue()` do? A) returns nil, B) throws, C) waits for ever",
-                ja: "パート 2: ソースが値を送らずに完了します。`firstValue()` はどうなる？ A) nil を返す、B) エラーを投げる、C) 永遠に待つ"),
+                ja: "パート 2: ソースが値を送らずに完了します。`firstValue()` はどうなる？ A) nil を返す、B) エラーをスローする、C) 永遠に待つ"),
             explanation: Localized(
                 "B, because this bridge resumes from the completion too: it throws `finishedWithoutValue`. The return type is `Int`, not `Int?`, so there is no nil to return; a bridge that only resumes from `onValue` would wait for ever (C), and a checked continuation would print the leak message once the source let go of it.",
-                ja: "B です。このブリッジは完了でも再開するので、`finishedWithoutValue` を投げます。戻り値の型は `Int?` ではなく `Int` なので、返せる nil はありません。`onValue` でしか再開しないブリッジなら永遠に待ち（C）、`CheckedContinuation` ならソースが手放した時点でリークのメッセージが出ます。"),
+                ja: "B です。このブリッジは完了でも再開するので、`finishedWithoutValue` をスローします。戻り値の型は `Int?` ではなく `Int` なので、返せる nil はありません。`onValue` でしか再開しないブリッジなら永遠に待ち（C）、`CheckedContinuation` ならソースが手放した時点でリークのメッセージが出ます。"),
             observe: { $0.noted("empty: answer") ?? "" },
             isPossible: { $0 == "B" })
     ) { context in
@@ -364,7 +364,7 @@ extension Chapter05 {
         let threw = if case .failure = result { true } else { false }
         context.note("empty: result", answer(result))
         context.note("empty: answer", threw ? "B" : "A")
-        context.say(Localized("  firstValue() threw \(answer(result)).", ja: "  firstValue() は \(answer(result)) を投げた。"))
+        context.say(Localized("  firstValue() threw \(answer(result)).", ja: "  firstValue() は \(answer(result)) をスローした。"))
     }
 
     // MARK: 3) Failed
@@ -374,7 +374,7 @@ extension Chapter05 {
         let source = FakeValueSource(inFlight: inFlight, log: log)
         let (result, _) = try await awaitFirstValue(context, source: source, log: log) { _ in source.fail(.offline) }
         context.note("failed: result", answer(result))
-        context.say(Localized("  firstValue() threw \(answer(result)).", ja: "  firstValue() は \(answer(result)) を投げた。"))
+        context.say(Localized("  firstValue() threw \(answer(result)).", ja: "  firstValue() は \(answer(result)) をスローした。"))
     }
 
     // MARK: 4) A replaying source
@@ -399,7 +399,7 @@ extension Chapter05 {
             """,
             ja: """
               注意深いブリッジ: firstValue() → \(carefulAnswer)。まだ生きている購読: \(careful.liveSubscriptions) 個。
-              急いだブリッジ（onValue からキャンセル）: firstValue() → \(hastyAnswer)。まだ生きている購読: \(hasty.liveSubscriptions) 個。誰も使わない 8 と 9 を受け取り続ける。
+              考慮の足りないブリッジ（onValue からキャンセル）: firstValue() → \(hastyAnswer)。まだ生きている購読: \(hasty.liveSubscriptions) 個。誰も使わない 8 と 9 を受け取り続ける。
             """))
     }
 
@@ -410,7 +410,7 @@ extension Chapter05 {
                               ja: "5) 値が来る前に待っているタスクをキャンセルし、その後ソースが 1 を送る:"))
         let source = FakeValueSource(inFlight: inFlight, log: log)
         let (result, slot) = try await awaitFirstValue(context, source: source, log: log) { task in
-            context.trace.record(.verbatim("task.cancel()"), lane: Localized("caller", ja: "呼び出し側"))
+            context.trace.record(.verbatim("task.cancel()"), lane: Localized("caller", ja: "呼び出し元"))
             task.cancel()
             source.send(1)
         }
@@ -419,6 +419,6 @@ extension Chapter05 {
         context.note("cancelled: ignored", String(slot.ignored))
         context.say(Localized(
             "  firstValue() threw \(answer(result)); subscriptions still live: \(source.liveSubscriptions); events the bridge ignored afterwards: \(slot.ignored).",
-            ja: "  firstValue() は \(answer(result)) を投げた。まだ生きている購読: \(source.liveSubscriptions) 個。その後ブリッジが無視したイベント: \(slot.ignored) 個。"))
+            ja: "  firstValue() は \(answer(result)) をスローした。まだ生きている購読: \(source.liveSubscriptions) 個。その後ブリッジが無視したイベント: \(slot.ignored) 個。"))
     }
 }

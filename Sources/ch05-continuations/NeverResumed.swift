@@ -45,7 +45,7 @@ extension Chapter05 {
     /// child prints the schedule and that deadlock for the parent.
     static func leakedContinuationChild() -> Never {
         let report = runDefaultSchedule {
-            nameTask(Localized("caller", ja: "呼び出し側"))
+            nameTask(Localized("caller", ja: "呼び出し元"))
             let service = LegacyPhotoService(replies: ["p1": .photo, "p3": .nothing], delivery: .task)
             var answers: [String] = []
             for id in ["p1", "p3"] {
@@ -65,7 +65,7 @@ extension Chapter05 {
     static let neverResumed = Scenario(
         slug: "never-resumed",
         title: Localized("Never resumed: the runtime's warning, and a caller that waits for ever",
-                         ja: "再開されない継続: ランタイムの警告と、永遠に待つ呼び出し側"),
+                         ja: "再開されない継続: ランタイムの警告と、永遠に待つ呼び出し元"),
         narration: Localized(
             """
             The service's handler takes `(Data?, Error?)`. The bridge resumes with the error if there is one, else with the data if there is some — \
@@ -81,18 +81,18 @@ extension Chapter05 {
             ja: """
             サービスのハンドラは `(Data?, Error?)` を受け取ります。ブリッジはエラーがあればエラーで、なければデータがあればデータで再開します。\
             しかし、型が `(nil, nil)` も許すことを忘れています。サービスは "p3" に対してそれ（空の応答）を送ります。この経路では誰も `resume` を呼びません。\
-            1) 子プロセス（`ch05-continuations --child \(leakedContinuationChildName)`）で、エクスプローラの下で実行します。呼び出し側が "p1"、次に "p3" を待ち、\
+            1) 子プロセス（`ch05-continuations --child \(leakedContinuationChildName)`）で、エクスプローラの下で実行します。呼び出し元が "p1"、次に "p3" を待ち、\
             サービスは自分のタスクからコールバックします。"p3" のハンドラが戻ると、もう誰も継続を持っていません。\
             ランタイムは継続を破棄し、標準エラーにメッセージを出力します。ここにはそのまま引用します。\
-            このメッセージは呼び出し側を起こしません。呼び出し側は永遠にサスペンドしたままです。スレッドは占有せず、エラーもクラッシュもありません。\
-            エクスプローラはタスクを 1 ステップずつ実行し、呼び出し側が待っているのにもう何も実行できないこと、つまりデッドロックに気づいて、呼び出し側が待っているステップとともに報告します。\
+            このメッセージは呼び出し元を起こしません。呼び出し元は永遠にサスペンドしたままです。スレッドは占有せず、エラーもクラッシュもありません。\
+            エクスプローラはタスクを 1 ステップずつ実行し、呼び出し元が待っているのにもう何も実行できないこと、つまりデッドロックに気づいて、呼び出し元が待っているステップとともに報告します。\
             （エクスプローラがなければ、プログラムはただサスペンドしたままになり、テストなら止まったままになります。）\
-            2) 直したブリッジ `guard let data else { continuation.resume(throwing: .noData) }` をこのプロセスで実行します。すべての経路が再開し、"p3" は `.noData` を投げます。
+            2) 直したブリッジ `guard let data else { continuation.resume(throwing: .noData) }` をこのプロセスで実行します。すべての経路が再開し、"p3" は `.noData` をスローします。
             """),
         prediction: .init(
             question: Localized(
                 "For \"p3\" the handler gets (nil, nil) and returns without calling resume. What happens to the caller awaiting thumbnailData(for: \"p3\")? A) it gets empty data  B) it throws an error  C) it waits for ever  D) the program traps",
-                ja: "\"p3\" ではハンドラが (nil, nil) を受け取り、`resume` を呼ばずに戻ります。thumbnailData(for: \"p3\") を待つ呼び出し側はどうなる？ A) 空のデータを受け取る  B) エラーが投げられる  C) 永遠に待つ  D) プログラムがトラップする"),
+                ja: "\"p3\" ではハンドラが (nil, nil) を受け取り、`resume` を呼ばずに戻ります。thumbnailData(for: \"p3\") を待つ呼び出し元はどうなる？ A) 空のデータを受け取る  B) エラーがスローされる  C) 永遠に待つ  D) プログラムがトラップする"),
             explanation: Localized(
                 """
                 C. A continuation that is never resumed leaves its task suspended for ever. A checked continuation notices when it is destroyed unresumed \
@@ -100,7 +100,7 @@ extension Chapter05 {
                 """,
                 ja: """
                 C です。再開されない継続は、そのタスクを永遠にサスペンドさせたままにします。チェック付きの継続は、再開されないまま破棄されたことに気づき、\
-                "SWIFT TASK CONTINUATION MISUSE: … leaked its continuation without resuming it" を出力します。これはメッセージであってエラーではありません。何も投げられず、プログラムも止まりません。
+                "SWIFT TASK CONTINUATION MISUSE: … leaked its continuation without resuming it" を出力します。これはメッセージであってエラーではありません。何もスローされず、プログラムも止まりません。
                 """),
             observe: { $0.noted("caller") ?? "" },
             isPossible: { $0 == "C" })
@@ -132,14 +132,14 @@ extension Chapter05 {
         context.note("child end", context.describeEnd(of: outcome).en)
         context.say(Localized(
             "  The child \(context.describeEnd(of: outcome).en) after \(String(format: "%.2f", outcome.elapsedSeconds)) s. The runtime warned, and the caller still waited: no error reached it, and nothing ever will.",
-            ja: "  子プロセスは \(String(format: "%.2f", outcome.elapsedSeconds)) 秒後に\(context.describeEnd(of: outcome).ja)しました。ランタイムは警告しましたが、呼び出し側は待ったままでした。エラーは届いておらず、この先も届きません。"))
+            ja: "  子プロセスは \(String(format: "%.2f", outcome.elapsedSeconds)) 秒後に\(context.describeEnd(of: outcome).ja)しました。ランタイムは警告しましたが、呼び出し元は待ったままでした。エラーは届いておらず、この先も届きません。"))
     }
 
     private static func fixedBridge(_ context: ScenarioContext) async throws {
         context.say(Localized("2) The fixed bridge (no data: resume(throwing: .noData)), in this process:",
                               ja: "2) 直したブリッジ（データがなければ resume(throwing: .noData)）をこのプロセスで:"))
         let service = LegacyPhotoService(replies: ["p1": .photo, "p3": .nothing])
-        let task = context.text(Localized("caller task", ja: "呼び出し側タスク"))
+        let task = context.text(Localized("caller task", ja: "呼び出し元のタスク"))
         for id in ["p1", "p3"] {
             context.emit(Localized("try await checkedThumbnailData(for: \"\(id)\")", ja: "checkedThumbnailData(for: \"\(id)\") を待つ"), lane: task)
             do {
@@ -148,7 +148,7 @@ extension Chapter05 {
                 context.emit(Localized("returned \(data.count) bytes", ja: "\(data.count) バイトが返った"), lane: task)
             } catch {
                 context.note("fixed \(id)", "\(error)")
-                context.emit(Localized("threw \(error)", ja: "\(error) が投げられた"), lane: task)
+                context.emit(Localized("threw \(error)", ja: "\(error) がスローされた"), lane: task)
             }
         }
     }

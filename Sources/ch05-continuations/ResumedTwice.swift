@@ -66,13 +66,13 @@ extension Chapter05 {
             ja: """
             継続はちょうど 1 回だけ再開しなければなりません。チェック付きの継続は 2 回目の再開でトラップし、トラップはプログラム全体を終了させます。\
             そこでこのシナリオは、トラップのたびに子プロセスで実行し、どう終了したかを、標準エラーに出たランタイムのメッセージそのままとともに報告します。REPL はそのまま続きます。\
-            1) 「キャッシュ、次にネットワーク」: サービスはハンドラを 2 回呼びます。まずキャッシュの写真で（その場で、呼び出し側のスレッドで）、\
-            次に新しい写真で（自分のキューで）。ブリッジは呼ばれるたびに再開します。呼び出し側はキャッシュの写真を受け取り、2 回目の呼び出しがサービスのキューでトラップします。\
-            （子プロセスは、呼び出し側が受け取ったものを出力してから新しい応答を送らせるので、毎回同じ結果になります。）\
-            2) `play 1` と同じ、コールバックと競争するタイムアウト: リクエストと 20 ms のタイムアウトがどちらも呼び出しを完了させ、それぞれ先にフラグを確かめます。\
+            1) 「キャッシュ、次にネットワーク」: サービスはハンドラを 2 回呼びます。まずキャッシュの写真で（その場で、呼び出し元のスレッドで）、\
+            次に新しい写真で（自分のキューで）。ブリッジは呼ばれるたびに再開します。呼び出し元はキャッシュの写真を受け取り、2 回目の呼び出しがサービスのキューでトラップします。\
+            （子プロセスは、呼び出し元が受け取ったものを出力してから新しい応答を送らせるので、毎回同じ結果になります。）\
+            2) `play 1` と同じ、コールバックと競合するタイムアウト: リクエストと 20 ms のタイムアウトがどちらも呼び出しを完了させ、それぞれ先にフラグを確かめます。\
             子プロセスが本物の継続のままスケジュールを探索します（プリエンプションの少ない順）。2 回再開する最初のスケジュールでトラップし、\
             子プロセスのスケジュール記録からそれがどのスケジュールだったかがわかります。そのステップと、`play 1` で使えるリプレイトークンを表示します。\
-            3) このプロセスで、エクスプローラがプリエンプション `bound` 回までの競争のスケジュールをすべて実行し、結果を数えます。確認してから行動するフラグの版と、`ResumeOnce` の版です。\
+            3) このプロセスで、エクスプローラがプリエンプション `bound` 回までの競合のスケジュールをすべて実行し、結果を数えます。確認してから行動するフラグの版と、`ResumeOnce` の版です。\
             `ResumeOnce` は、最初の経路がロックの下で継続を取り出す箱で、2 番目の経路は何も見つけません。続けて `play 1` で、2 回の再開を自分で見つけてみましょう。
             """),
         knobs: [
@@ -81,7 +81,7 @@ extension Chapter05 {
         prediction: .init(
             question: Localized(
                 "Part 1: the handler is called with the cached photo, and the bridge resumes; then it is called again with the fresh photo, and the bridge resumes again. What happens? A) the second value is ignored  B) the caller gets the fresh photo too  C) the program traps",
-                ja: "パート 1: ハンドラがキャッシュの写真で呼ばれてブリッジが再開し、次に新しい写真でもう一度呼ばれてブリッジがまた再開します。どうなる？ A) 2 回目の値は無視される  B) 呼び出し側は新しい写真も受け取る  C) プログラムがトラップする"),
+                ja: "パート 1: ハンドラがキャッシュの写真で呼ばれてブリッジが再開し、次に新しい写真でもう一度呼ばれてブリッジがまた再開します。どうなる？ A) 2 回目の値は無視される  B) 呼び出し元は新しい写真も受け取る  C) プログラムがトラップする"),
             explanation: Localized(
                 """
                 C. A checked continuation remembers that it was resumed; the second resume is a fatal error: \
@@ -90,7 +90,7 @@ extension Chapter05 {
                 """,
                 ja: """
                 C です。チェック付きの継続は再開されたことを覚えていて、2 回目の再開は致命的エラーになります: \
-                "SWIFT TASK CONTINUATION MISUSE: … tried to resume its continuation more than once"。呼び出し側はすでにキャッシュの写真で先へ進んでいました。\
+                "SWIFT TASK CONTINUATION MISUSE: … tried to resume its continuation more than once"。呼び出し元はすでにキャッシュの写真で先へ進んでいました。\
                 トラップは 2 回目に再開したスレッド（ここではサービスのキュー）で起き、プロセスを終了させます。
                 """),
             observe: { $0.noted("second call") ?? "" },
@@ -112,7 +112,7 @@ extension Chapter05 {
         let caller = outcome.standardOutput.split(separator: "\n").first { $0.hasPrefix("WORKBOOK-CALLER\t") }
             .map { String($0.dropFirst("WORKBOOK-CALLER\t".count)) }
         if let caller {
-            context.say(Localized("  The caller went on with \(caller).", ja: "  呼び出し側は \(caller) を受け取って先へ進みました。"))
+            context.say(Localized("  The caller went on with \(caller).", ja: "  呼び出し元は \(caller) を受け取って先へ進みました。"))
         }
         let end = context.describeEnd(of: outcome)
         context.say(Localized("  Then the handler's second call: the child \(end.en).", ja: "  続いてハンドラの 2 回目の呼び出し: 子プロセスは\(end.ja)しました。"))
@@ -130,7 +130,7 @@ extension Chapter05 {
     private static func timeoutRaceInChild(_ context: ScenarioContext) {
         context.say(Localized(
             "2) The timeout race with the checked continuation — in a child process that explores it (ch05-continuations --child \(timeoutRaceChildName)):",
-            ja: "2) チェック付きの継続のままのタイムアウト競争 — 探索する子プロセスで（ch05-continuations --child \(timeoutRaceChildName)）:"))
+            ja: "2) チェック付きの継続のままのタイムアウトの競合 — 探索する子プロセスで（ch05-continuations --child \(timeoutRaceChildName)）:"))
         let journal = FileManager.default.temporaryDirectory.appendingPathComponent("ch05-timeout-race-\(UUID().uuidString).journal").path
         defer { try? FileManager.default.removeItem(atPath: journal) }
         guard let outcome = context.runBridgeChild(timeoutRaceChildName, journal: journal) else { return }
@@ -158,7 +158,7 @@ extension Chapter05 {
         let bound = context.knob("bound")
         context.say(Localized(
             "3) Every schedule of the race with up to \(bound) preemptions, in this process: check-then-act flags, then ResumeOnce.",
-            ja: "3) プリエンプション \(bound) 回までの競争のスケジュールすべてを、このプロセスで: 確認してから行動するフラグの版、次に ResumeOnce の版。"))
+            ja: "3) プリエンプション \(bound) 回までの競合のスケジュールすべてを、このプロセスで: 確認してから行動するフラグの版、次に ResumeOnce の版。"))
         let explorer = Localized("explorer", ja: "エクスプローラ")
         for (mode, name) in [(RaceResume.counted, Localized("flags", ja: "フラグ")), (.guarded, .verbatim("ResumeOnce"))] {
             let label = Localized("explores: \(name.en)", ja: "探索: \(name.ja)")

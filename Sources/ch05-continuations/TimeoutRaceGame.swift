@@ -73,7 +73,7 @@ extension Chapter05 {
     @Sendable static func photoWithTimeout(_ mode: RaceResume) async -> String {
         let clock = ExplorerClock(), callbacks = LegacyCallbackQueue(), request = RacingRequest()
         let resumes = Locked(0)
-        nameTask(Localized("caller", ja: "呼び出し側"))
+        nameTask(Localized("caller", ja: "呼び出し元"))
         nameNextTasks(BilingualLabel.join("request", "リクエスト"), BilingualLabel.join("timeout", "タイムアウト"))
         let value: String = await withCheckedContinuation { continuation in
             let once = ResumeOnce(continuation)
@@ -101,7 +101,7 @@ extension Chapter05 {
                     }
                 }
             }
-            checkpoint(Localized("caller: starts the request and a 20 ms timeout", ja: "呼び出し側: リクエストと 20 ms のタイムアウトを始める"))
+            checkpoint(Localized("caller: starts the request and a 20 ms timeout", ja: "呼び出し元: リクエストと 20 ms のタイムアウトを始める"))
             request.start(clock: clock, callbacks: callbacks) { photo in
                 finish(photo, Localized("callback", ja: "コールバック"))
             }
@@ -115,7 +115,7 @@ extension Chapter05 {
                 finish("timed out", Localized("timeout: not finished → request.cancel()", ja: "タイムアウト: 未完了 → request.cancel()"))
             }
         }
-        checkpoint(Localized("caller: goes on with \"\(value)\"", ja: "呼び出し側: \"\(value)\" で続行"))
+        checkpoint(Localized("caller: goes on with \"\(value)\"", ja: "呼び出し元: \"\(value)\" で続行"))
         await untilQuiet()  // let the other path finish too, so a second resume is counted
         return "resumes=\(resumes.current) value=\"\(value)\""
     }
@@ -144,7 +144,7 @@ extension Chapter05 {
     /// Game 1: a timeout racing a callback; find the schedule where both resume.
     static let timeoutRaceGame = Game(
         slug: "timeout-race",
-        title: Localized("A timeout races the callback: can both resume?", ja: "タイムアウトとコールバックの競争: 両方が再開できるか？"),
+        title: Localized("A timeout races the callback: can both resume?", ja: "タイムアウトとコールバックの競合: 両方が再開できるか？"),
         narration: Localized(
             """
             A caller awaits a photo with a 20 ms timeout, bridged with `withCheckedContinuation`. The request's reply takes 20 ms: \
@@ -155,7 +155,7 @@ extension Chapter05 {
             (The game counts a second resume where a checked continuation would trap.)
             """,
             ja: """
-            呼び出し側が 20 ms のタイムアウト付きで写真を待ちます。`withCheckedContinuation` でつないであります。リクエストの応答には 20 ms かかります。\
+            呼び出し元が 20 ms のタイムアウト付きで写真を待ちます。`withCheckedContinuation` でつないであります。リクエストの応答には 20 ms かかります。\
             その時点でキャンセルされていなければ、応答はライブラリのコールバックキュー（アクター）へ渡り、キューがリクエストを完了済みにしてハンドラを呼び、ハンドラが再開します。\
             タイムアウトのタスクは 20 ms スリープし、リクエストが完了していなければ、リクエストをキャンセルして "timed out" で再開します。\
             2 つのタイマーはどちらも 20 ms で期限が来ます。どちらを先に発火させるか、次に誰を動かすかをあなたが選びます。\

@@ -64,7 +64,7 @@ final class FakePresenter {
         await withTaskCancellationHandler {
             await presentAndWait(screen)
         } onCancel: { [log] in
-            log(.verbatim("onCancel"), Localized("caller", ja: "呼び出し側"))
+            log(.verbatim("onCancel"), Localized("caller", ja: "呼び出し元"))
             Task { @MainActor in self.dismiss(screen, animated: true) }
         }
     }
@@ -98,18 +98,18 @@ extension Chapter05 {
             ja: """
             フェイクの UI（UIKit なし）で、UIKit と同じくメインアクター上にあります。`present(_:animated:completion:)` が設定画面を表示し、画面が出たところで `completion` を呼びます。\
             画面が閉じられると、UI は画面の `onDismiss` ハンドラを 1 回だけ呼びます。\
-            `presentAndWait(_:)` はそれを 1 つの `async` 呼び出しにします。継続を再開する閉じたときのハンドラを保存してから、画面を表示します。\
-            1) メインアクター上のタスクが画面を表示して待ちます。ユーザー役が「閉じる」をタップし、閉じたときのハンドラが継続を再開し、タスクは `await` の後から続きます。\
+            `presentAndWait(_:)` はそれを 1 つの `async` 呼び出しにします。継続を再開する `onDismiss` ハンドラを保存してから、画面を表示します。\
+            1) メインアクター上のタスクが画面を表示して待ちます。ユーザー役が「閉じる」をタップし、`onDismiss` ハンドラが継続を再開し、タスクは `await` の後から続きます。\
             タイムラインには、誰が表示したか（タスク）、誰が閉じたか（UI を通してユーザー）、待っていたタスクがいつ先へ進んだかが出ます。\
             タスクはメインアクターを必要とし、閉じる処理がそれを握っているので、先へ進むのはその処理が戻った後です。\
-            2) 画面が出ている間に、待っているタスクをキャンセルします。何も起きません。継続はキャンセルを聞いていないので、タスクはユーザーが画面を閉じるまで待ちます。\
+            2) 画面が出ている間に、待っているタスクをキャンセルします。何も起きません。継続はキャンセルに反応しないので、タスクはユーザーが画面を閉じるまで待ちます。\
             3) `presentAndWaitCancellable(_:)` は `withTaskCancellationHandler` を加えます。`onCancel` はメインアクターではなくキャンセルした側のスレッドで動くので、\
-            メインアクターへ移って画面を閉じます。そして、再開する唯一の場所である閉じたときのハンドラが待ちを終わらせます。
+            メインアクターへ移って画面を閉じます。そして、再開する唯一の場所である `onDismiss` ハンドラが待ちを終わらせます。
             """),
         prediction: .init(
             question: Localized(
                 "Part 1: the user taps Close; the dismiss handler calls `continuation.resume()`, then `dismiss` returns. Which runs first: A) the task's line after `await presentAndWait(…)`, or B) the line after `resume()`, back in `dismiss`? (A or B)",
-                ja: "パート 1: ユーザーが「閉じる」をタップし、閉じたときのハンドラが `continuation.resume()` を呼び、それから `dismiss` が戻ります。先に動くのはどちら？ A) タスクの `await presentAndWait(…)` の次の行、B) `resume()` の後の、`dismiss` に戻った行（A か B）"),
+                ja: "パート 1: ユーザーが「閉じる」をタップし、`onDismiss` ハンドラが `continuation.resume()` を呼び、それから `dismiss` が戻ります。先に動くのはどちら？ A) タスクの `await presentAndWait(…)` の次の行、B) `resume()` の後の、`dismiss` に戻った行（A か B）"),
             explanation: Localized(
                 "B. `resume()` does not run the waiting task; it makes it ready to run. The task is on the main actor, and the main actor is busy with `dismiss` until it returns, so the task goes on only after that.",
                 ja: "B です。`resume()` は待っているタスクを実行するのではなく、実行できる状態にするだけです。タスクはメインアクター上にあり、メインアクターは `dismiss` が戻るまでふさがっているので、タスクが進むのはその後です。"),
@@ -175,7 +175,7 @@ extension Chapter05 {
             return Task.isCancelled
         }
         try await presenter.shown.wait(notShown)
-        context.trace.record(.verbatim("task.cancel()"), lane: Localized("caller", ja: "呼び出し側"))
+        context.trace.record(.verbatim("task.cancel()"), lane: Localized("caller", ja: "呼び出し元"))
         task.cancel()
         // A main-actor round trip: anything the cancel set going on the main actor has run by now.
         let stillUp = await MainActor.run { presenter.presented != nil }
@@ -205,7 +205,7 @@ extension Chapter05 {
             context.trace.record(Localized("continues, isCancelled=\(Task.isCancelled)", ja: "続きを実行、isCancelled=\(Task.isCancelled)"), lane: presentingTaskLane)
         }
         try await presenter.shown.wait(notShown)
-        context.trace.record(.verbatim("task.cancel()"), lane: Localized("caller", ja: "呼び出し側"))
+        context.trace.record(.verbatim("task.cancel()"), lane: Localized("caller", ja: "呼び出し元"))
         task.cancel()
         await task.value
         let screenGone = await MainActor.run { presenter.presented == nil }

@@ -51,14 +51,14 @@ extension Chapter05 {
             これを `await` するには、呼び出しを `withCheckedContinuation { continuation in … }` で包み、ハンドラの中で `continuation.resume(returning:)` を呼びます。\
             1) ビューコントローラのようなメインアクターのコードから `photo(for: "p1")` を呼び、4 行を出力します。\
             A は呼び出しの前、D はクロージャの最後の行、B はハンドラの中で `resume` の直前、C は `await` の後です。\
-            クロージャは呼び出し側のタスクの上で、その場ですぐに実行されます。クロージャが戻るとタスクはサスペンドし、スレッドを占有しません。\
-            ハンドラはサービスのキューで動き、タスクを再開させます。`resume` はタスクの続きを自分で実行するのではなく、タスクのエグゼキュータ（ここではメインアクター）に実行を予約してすぐに戻ります。\
+            クロージャは呼び出し元のタスクの上で、その場ですぐに実行されます。クロージャが戻るとタスクはサスペンドし、スレッドを占有しません。\
+            ハンドラはサービスのキューで動き、タスクを再開させます。`resume` はタスクの続きを自分で実行するのではなく、続きの実行をタスクのエグゼキュータ（ここではメインアクター）にエンキュー（スケジュール）して、すぐに戻ります。\
             それを見せるため、ここではハンドラが、タスクが C を出力するまで（最大 30 秒）待ってから E を出力して戻ります。\
             タスクは、ハンドラが自分のスレッドでまだ動いている間に、メインスレッドで先へ進んだのです。\
             （フェイクのサービスはクロージャが D を出力した時点で応答するので、毎回同じ順番になります。スリープは使いません。）\
-            2) 投げる版 `withCheckedThrowingContinuation` で、`Result` を受け取るハンドラを包みます: `continuation.resume(with: result)`。\
-            "p1" は写真を返し、"p9" では `try await` が `.notFound` を投げます。\
-            タイムラインには呼び出し側タスクのレーンとハンドラのレーンがあります。パート 1 の下の表は、各行を実行した OS のスレッドです。
+            2) スローする版 `withCheckedThrowingContinuation` で、`Result` を受け取るハンドラを包みます: `continuation.resume(with: result)`。\
+            "p1" は写真を返し、"p9" では `try await` が `.notFound` をスローします。\
+            タイムラインには呼び出し元のタスクのレーンとハンドラのレーンがあります。パート 1 の下の表は、各行を実行した OS のスレッドです。
             """),
         prediction: .init(
             question: Localized(
@@ -72,9 +72,9 @@ extension Chapter05 {
                 C can never come before B.
                 """,
                 ja: """
-                A、D、B、C です。クロージャは呼び出し側のタスクの上ですぐに実行されるので、D はサービスが後からすることより先です。\
+                A、D、B、C です。クロージャは呼び出し元のタスクの上ですぐに実行されるので、D はサービスが後からすることより先です。\
                 タスクはクロージャが戻るとサスペンドし、ハンドラの `resume`（B）の後でようやく先へ進みます（C）。\
-                クロージャが戻る前にハンドラが呼ばれる場合（キャッシュにあったときなど）は A、B、D、C になります。`resume` は覚えておかれ、タスクはサスペンドすらしません。\
+                クロージャが戻る前にハンドラが呼ばれる場合（キャッシュにあったときなど）は A、B、D、C になります。`resume` の結果は保持され、タスクはサスペンドすらしません。\
                 C が B より先になることはありません。
                 """),
             observe: { $0.noted("order") ?? "" },
@@ -92,7 +92,7 @@ extension Chapter05 {
         context.say(Localized("1) await photo(for: \"p1\") — withCheckedContinuation:",
                               ja: "1) await photo(for: \"p1\") — withCheckedContinuation:"))
         let service = LegacyPhotoService(replies: ["p1": .photo], holdsReplies: true)
-        let task = context.text(Localized("caller task", ja: "呼び出し側タスク"))
+        let task = context.text(Localized("caller task", ja: "呼び出し元のタスク"))
         let handler = context.text(Localized("handler", ja: "ハンドラ"))
         let suspended = Localized("suspended", ja: "サスペンド中")
         let continued = DispatchSemaphore(value: 0), handlerReturned = DispatchSemaphore(value: 0)
@@ -155,14 +155,14 @@ extension Chapter05 {
         }
         context.say(Localized(
             "  The closure ran on the calling thread: \(seen["A"] == seen["D"]). The task went on (C) on another thread while the handler was still running, before it returned: \(wentOn).",
-            ja: "  クロージャは呼び出し側のスレッドで動いた: \(seen["A"] == seen["D"])。ハンドラがまだ動いていて戻る前に、タスクは別のスレッドで先へ進んだ（C）: \(wentOn)。"))
+            ja: "  クロージャは呼び出し元のスレッドで動いた: \(seen["A"] == seen["D"])。ハンドラがまだ動いていて戻る前に、タスクは別のスレッドで先へ進んだ（C）: \(wentOn)。"))
     }
 
     private static func wrapWithCheckedThrowingContinuation(_ context: ScenarioContext) async {
         context.say(Localized("2) try await fetchedPhoto(for:) — withCheckedThrowingContinuation, resume(with:):",
                               ja: "2) fetchedPhoto(for:) を `try await` — withCheckedThrowingContinuation、resume(with:):"))
         let service = LegacyPhotoService(replies: ["p1": .photo, "p9": .notFound])
-        let task = context.text(Localized("caller task", ja: "呼び出し側タスク"))
+        let task = context.text(Localized("caller task", ja: "呼び出し元のタスク"))
         let handler = context.text(Localized("handler", ja: "ハンドラ"))
         for id in ["p1", "p9"] {
             context.emit(Localized("try await fetchedPhoto(for: \"\(id)\")", ja: "fetchedPhoto(for: \"\(id)\") を待つ"), lane: task)
@@ -181,7 +181,7 @@ extension Chapter05 {
                 context.emit(Localized("returned \(photo)", ja: "\(photo) が返った"), lane: task)
             } catch {
                 context.note("throwing \(id)", "\(error)")
-                context.emit(Localized("threw \(error)", ja: "\(error) が投げられた"), lane: task)
+                context.emit(Localized("threw \(error)", ja: "\(error) がスローされた"), lane: task)
             }
         }
     }
