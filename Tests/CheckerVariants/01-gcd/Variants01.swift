@@ -8,6 +8,9 @@ let variants01: [VariantRegistration] = [
     .init("SafeCounter.readSyncWriteAsync", "an increment that reads with sync and writes back with async", breaks: SafeCounterCheck.noLostUpdate) {
         SafeCounterCheck.run { ReadSyncWriteAsyncCounter() }
     },
+    .init("SafeCounter.countsKnownPagesOnly", "a cheat: an atomic counter per page name a check might use, nothing for the others", breaks: SafeCounterCheck.noLostUpdate) {
+        SafeCounterCheck.run { CountsKnownPagesOnly() }
+    },
     .init("SafeCounter.publishedCopy", "reads from a copy published later", breaks: SafeCounterCheck.readsSeeWrites) {
         SafeCounterCheck.run { PublishedCopyCounter() }
     },

@@ -37,6 +37,22 @@ public enum SafeCounterCheck {
             ja: "ロックした区間の間で止めた increment の途中に、別の increment を最後まで実行する"), needs: [.releasePoints]),
     ]
 
+    /// This run's page names: fresh in every run (each check runs in a process of its own), so an
+    /// answer cannot count only the names a check happens to use — one counter per expected name
+    /// passes a check whose names are fixed.
+    static let pages = PageNames.fresh()
+
+    struct PageNames {
+        let home, about, unseen, warm: String
+        private let tag: String
+        func numbered(_ number: Int) -> String { "/\(tag)/\(number)" }
+
+        static func fresh() -> PageNames {
+            func word() -> String { String((0..<6).map { _ in "abcdefghijklmnopqrstuvwxyz".randomElement()! }) }
+            return PageNames(home: "/" + word(), about: "/" + word(), unseen: "/" + word(), warm: "/" + word(), tag: word())
+        }
+    }
+
     static let threads = 4
     static let readBackIterations = 300
     static let rounds = 6
@@ -58,19 +74,19 @@ public enum SafeCounterCheck {
         // their calls for TSan and hide the race.
         let warm = make()
         guard returnsWithin(seconds: options.deadlockSeconds, {
-            warm.increment("home"); _ = warm.count(of: "home"); _ = warm.snapshot()
+            warm.increment(pages.home); _ = warm.count(of: pages.home); _ = warm.snapshot()
         }) else { return .deadlock(trace: Trace(), options: options, doing: .verbatim("increment / count(of:) / snapshot()")) }
         let counter = make()
         let trace = Trace()
         let calls: [(thread: Int, label: String, body: @Sendable () -> Void)] = [
-            (0, "increment(\"home\")", { counter.increment("home") }),
-            (1, "count(of: \"home\")", { _ = counter.count(of: "home") }),
-            (0, "count(of: \"home\")", { _ = counter.count(of: "home") }),
-            (1, "increment(\"home\")", { counter.increment("home") }),
+            (0, "increment(\"\(pages.home)\")", { counter.increment(pages.home) }),
+            (1, "count(of: \"\(pages.home)\")", { _ = counter.count(of: pages.home) }),
+            (0, "count(of: \"\(pages.home)\")", { _ = counter.count(of: pages.home) }),
+            (1, "increment(\"\(pages.home)\")", { counter.increment(pages.home) }),
             (0, "snapshot()", { _ = counter.snapshot() }),
-            (0, "increment(\"about\")", { counter.increment("about") }),
+            (0, "increment(\"\(pages.about)\")", { counter.increment(pages.about) }),
             (1, "snapshot()", { _ = counter.snapshot() }),
-            (0, "count(of: \"about\")", { _ = counter.count(of: "about") }),
+            (0, "count(of: \"\(pages.about)\")", { _ = counter.count(of: pages.about) }),
         ]
         let stuck = runInTurns(threads: 2, deadlineSeconds: options.deadlockSeconds, steps: calls.map { call in
             (call.thread, { trace.span(call.label) { call.body() } })
@@ -82,19 +98,19 @@ public enum SafeCounterCheck {
     static func checkReadsSeeWrites(_ counter: any SafeCounterProtocol, options: CheckOptions) -> CheckFailure? {
         let trace = Trace()
         // A page nobody incremented: 0 views (`counts[page]!` crashes here, with the line).
-        guard let unseen = withDeadline(seconds: options.deadlockSeconds, { counter.count(of: "never-counted") }) else {
-            return .deadlock(trace: trace, options: options, doing: .verbatim("count(of: \"never-counted\")"))
+        guard let unseen = withDeadline(seconds: options.deadlockSeconds, { counter.count(of: pages.unseen) }) else {
+            return .deadlock(trace: trace, options: options, doing: .verbatim("count(of: \"\(pages.unseen)\")"))
         }
-        trace.record("count(of: \"never-counted\") → \(unseen)", lane: "main")
+        trace.record("count(of: \"\(pages.unseen)\") → \(unseen)", lane: "main")
         guard unseen == 0 else {
             return CheckFailure(readsSeeWrites, observed: Localized(
-                "On a new counter, count(of: \"never-counted\") returned \(unseen): a page never incremented has 0 views.",
-                ja: "新しいカウンタで count(of: \"never-counted\") が \(unseen) を返しました。一度も増やしていないページの閲覧数は 0 です。"),
+                "On a new counter, count(of: \"\(pages.unseen)\") returned \(unseen): a page never incremented has 0 views.",
+                ja: "新しいカウンタで count(of: \"\(pages.unseen)\") が \(unseen) を返しました。一度も増やしていないページの閲覧数は 0 です。"),
                 events: trace.events)
         }
         let firstStale = Locked<(sequence: Int, page: String, expected: Int, call: String, value: Int)?>(nil)
         let finished = runOnThreads(threads, deadlineSeconds: options.deadlockSeconds) { index in
-            let page = "page\(index + 1)"
+            let page = pages.numbered(index + 1)
             for expected in 1...readBackIterations {
                 trace.span("increment(\(page))") { counter.increment(page) }
                 let seen = trace.span("count(of: \(page))") { counter.count(of: page) }
@@ -144,37 +160,37 @@ public enum SafeCounterCheck {
         for release in 1...6 {
             let counter = make()
             // Warm up elsewhere: the Swift runtime's first-call locks are releases too.
-            guard returnsWithin(seconds: options.deadlockSeconds, { counter.increment("warm"); _ = counter.count(of: "warm") }) else {
+            guard returnsWithin(seconds: options.deadlockSeconds, { counter.increment(pages.warm); _ = counter.count(of: pages.warm) }) else {
                 return .deadlock(trace: Trace(), options: options, doing: .verbatim("increment / count(of:)"))
             }
             let outcome = PausedInterleaving.run(pausingFirstAfterRelease: release, deadlineSeconds: options.deadlockSeconds,
-                                                 first: { counter.increment("home") }, second: { counter.increment("home") })
+                                                 first: { counter.increment(pages.home) }, second: { counter.increment(pages.home) })
             let trace = Trace()
             let nth = Localized.ordinal(release)
-            trace.record(Localized("increment(\"home\") paused after its release \(release)",
-                                   ja: "increment(\"home\") を \(nth.ja)の解放後に止める"), lane: "T1")
+            trace.record(Localized("increment(\"\(pages.home)\") paused after its release \(release)",
+                                   ja: "increment(\"\(pages.home)\") を \(nth.ja)の解放後に止める"), lane: "T1")
             switch outcome {
             case .notReached: return nil
             case .stuck:
                 return .deadlock(trace: trace, options: options, doing: Localized(
-                    "increment(\"home\") on two threads, one paused after its release \(release)",
-                    ja: "2 本のスレッドの increment(\"home\")（一方は \(nth.ja)の解放後に止めた）"))
+                    "increment(\"\(pages.home)\") on two threads, one paused after its release \(release)",
+                    ja: "2 本のスレッドの increment(\"\(pages.home)\")（一方は \(nth.ja)の解放後に止めた）"))
             case .interleaved(let secondBlocked):
-                trace.record(secondBlocked ? Localized("increment(\"home\") waits for T1", ja: "increment(\"home\") は T1 を待つ")
-                                           : Localized("increment(\"home\") returned", ja: "increment(\"home\") が戻る"), lane: "T2")
-                trace.record(Localized("increment(\"home\") goes on and returns", ja: "increment(\"home\") を再開、戻る"), lane: "T1")
-                guard let count = withDeadline(seconds: options.deadlockSeconds, { counter.count(of: "home") }) else {
+                trace.record(secondBlocked ? Localized("increment(\"\(pages.home)\") waits for T1", ja: "increment(\"\(pages.home)\") は T1 を待つ")
+                                           : Localized("increment(\"\(pages.home)\") returned", ja: "increment(\"\(pages.home)\") が戻る"), lane: "T2")
+                trace.record(Localized("increment(\"\(pages.home)\") goes on and returns", ja: "increment(\"\(pages.home)\") を再開、戻る"), lane: "T1")
+                guard let count = withDeadline(seconds: options.deadlockSeconds, { counter.count(of: pages.home) }) else {
                     return .deadlock(trace: trace, options: options, doing: Localized(
-                        "count(of: \"home\") after two increments", ja: "2 回の increment の後の count(of: \"home\")"))
+                        "count(of: \"\(pages.home)\") after two increments", ja: "2 回の increment の後の count(of: \"\(pages.home)\")"))
                 }
-                trace.record("count(of: \"home\") → \(count)", lane: "main")
+                trace.record("count(of: \"\(pages.home)\") → \(count)", lane: "main")
                 guard count != 2 else { continue }
                 let ordinal = Localized.ordinal(release)
                 return CheckFailure(
                     noLostUpdate,
                     observed: Localized(
-                        "Thread 1's increment(\"home\") was paused right after its \(ordinal.en) release (a `sync` returning or a lock unlocked), and thread 2's increment(\"home\") ran \(secondBlocked ? "until it had to wait" : "whole") meanwhile; then thread 1 went on. count(of: \"home\") returned \(count), not 2. \(count == 1 ? "The increment read the count in one step and wrote it in another, so thread 2's increment was overwritten: do the whole read-modify-write in one block on the queue." : "")",
-                        ja: "スレッド 1 の increment(\"home\") を \(ordinal.ja)の解放（`sync` からの復帰やロックの解除）の直後で止め、その間にスレッド 2 の increment(\"home\") を\(secondBlocked ? "待たされるまで" : "最後まで")実行し、その後スレッド 1 を再開しました。count(of: \"home\") は 2 ではなく \(count) を返しました。\(count == 1 ? "increment がカウントの読み取りと書き込みを別々の段階で行っているため、スレッド 2 の増分が上書きされました。読み取り・変更・書き込みをキューの 1 つのブロックで行いましょう。" : "")"),
+                        "Thread 1's increment(\"\(pages.home)\") was paused right after its \(ordinal.en) release (a `sync` returning or a lock unlocked), and thread 2's increment(\"\(pages.home)\") ran \(secondBlocked ? "until it had to wait" : "whole") meanwhile; then thread 1 went on. count(of: \"\(pages.home)\") returned \(count), not 2. \(count == 1 ? "The increment read the count in one step and wrote it in another, so thread 2's increment was overwritten: do the whole read-modify-write in one block on the queue." : "")",
+                        ja: "スレッド 1 の increment(\"\(pages.home)\") を \(ordinal.ja)の解放（`sync` からの復帰やロックの解除）の直後で止め、その間にスレッド 2 の increment(\"\(pages.home)\") を\(secondBlocked ? "待たされるまで" : "最後まで")実行し、その後スレッド 1 を再開しました。count(of: \"\(pages.home)\") は 2 ではなく \(count) を返しました。\(count == 1 ? "increment がカウントの読み取りと書き込みを別々の段階で行っているため、スレッド 2 の増分が上書きされました。読み取り・変更・書き込みをキューの 1 つのブロックで行いましょう。" : "")"),
                     events: trace.events)
             }
         }
@@ -190,7 +206,7 @@ public enum SafeCounterCheck {
             let counter = make()
             let trace = Trace()
             let finished = runOnThreads(threads, deadlineSeconds: options.deadlockSeconds) { index in
-                let page = index % 2 == 0 ? "home" : "about"
+                let page = index % 2 == 0 ? pages.home : pages.about
                 trace.span("increment(\"\(page)\") ×\(incrementsPerThread)") {
                     for _ in 0..<incrementsPerThread { counter.increment(page) }
                 }
@@ -199,7 +215,7 @@ public enum SafeCounterCheck {
             guard let counts = withDeadline(seconds: options.deadlockSeconds, { counter.snapshot() }) else {
                 return .deadlock(trace: trace, options: options, doing: .verbatim("snapshot()"))
             }
-            let home = counts["home", default: 0], about = counts["about", default: 0]
+            let home = counts[pages.home, default: 0], about = counts[pages.about, default: 0]
             trace.record(.verbatim("snapshot() → home=\(home) about=\(about)"))
             // Code-like, so the tally reads the same in every language.
             var outcome = "home=\(home) about=\(about)"
@@ -212,7 +228,7 @@ public enum SafeCounterCheck {
                 // from an update that is gone.
                 waitForQueuesRound()
                 let again = withDeadline(seconds: options.deadlockSeconds) { counter.snapshot() } ?? counts
-                laterCounts = (again["home", default: 0], again["about", default: 0])
+                laterCounts = (again[pages.home, default: 0], again[pages.about, default: 0])
                 break
             }
         }
