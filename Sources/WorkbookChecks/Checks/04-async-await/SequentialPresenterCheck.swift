@@ -233,13 +233,13 @@ public enum SequentialPresenterCheck {
                           ja: "すべての画面を渡された順に 1 回ずつ表示し、スローするのはキャンセルされたときだけにしましょう。")
             case waitsForDismissal.id:
                 Localized("Resume the continuation in the dismiss handler — `host.present(screen) { continuation.resume() }` — not right after presenting.",
-                          ja: "継続は、表示した直後ではなく、閉じたときのハンドラで再開しましょう: `host.present(screen) { continuation.resume() }`。")
+                          ja: "継続は、表示した直後ではなく、`host.present` に渡すハンドラ（画面が閉じられたときに呼ばれる）で再開しましょう: `host.present(screen) { continuation.resume() }`。")
             case stopsWhenCancelled.id:
                 Localized("Check `try Task.checkCancellation()` before presenting each screen — a cancel that came while nothing was up is seen only there — and look at `Task.isCancelled` right after `host.present`: a cancel that lands just before it finds nothing up in `onCancel`, so dismiss that screen yourself.",
                           ja: "各画面を表示する前に `try Task.checkCancellation()` で確かめましょう（何も表示されていない間に来たキャンセルは、そこでしか分かりません）。さらに `host.present` の直後に `Task.isCancelled` を見ます。その直前に届いたキャンセルでは、`onCancel` の時点で閉じる画面がまだないので、その画面は自分で閉じます。")
             case dismissesOnCancel.id:
                 Localized("Wrap the wait in `withTaskCancellationHandler { … } onCancel: { host.dismiss(screen) }`: the handler runs as soon as the task is cancelled, and the dismissal it makes resumes your continuation through the dismiss handler.",
-                          ja: "待機を `withTaskCancellationHandler { … } onCancel: { host.dismiss(screen) }` で包みましょう。ハンドラはタスクがキャンセルされるとすぐに実行され、それによる画面の閉じる操作が、閉じたときのハンドラ経由で継続を再開します。")
+                          ja: "待機を `withTaskCancellationHandler { … } onCancel: { host.dismiss(screen) }` で包みましょう。ハンドラはタスクがキャンセルされるとすぐに実行され、それによる画面の閉じる操作が、画面が閉じられたときに呼ばれるハンドラ経由で継続を再開します。")
             case cancellationThrown.id:
                 Localized("After a screen comes back, `try Task.checkCancellation()` throws if the task was cancelled meanwhile; let it reach the caller.",
                           ja: "画面から戻った後の `try Task.checkCancellation()` は、その間にタスクがキャンセルされていればスローします。それをそのまま呼び出し元に届けましょう。")
