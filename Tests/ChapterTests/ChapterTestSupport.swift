@@ -42,8 +42,43 @@ extension Chapter {
 /// unless told otherwise.
 func run(_ scenario: Scenario, knobs: [String: Int] = [:], language: Language = .en) async throws -> ScenarioContext {
     let context = ScenarioContext(language: language, seed: 1, knobs: try scenario.knobValues(knobs), output: { _ in })
-    try await scenario.run(context)
+    try await withScenarioSlot { try await scenario.run(context) }
     return context
+}
+
+/// How many scenarios the tests run at once in this process: one per core, plus one. Unlimited,
+/// about ninety ran at once early in a test run, their tasks queued on the cooperative pool (a
+/// thread per core; some scenarios block or spin theirs on purpose), and a scenario whose server
+/// answers from a task waited past its 30 s.
+actor ScenarioSlots {
+    static let shared = ScenarioSlots(ProcessInfo.processInfo.activeProcessorCount + 1)
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(_ count: Int) { free = max(2, count) }
+
+    func take() async {
+        if free > 0 { free -= 1; return }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func giveBack() {
+        if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
+    }
+}
+
+/// Runs `body` — scenarios, or a REPL that runs them — once a scenario slot is free; the wait
+/// suspends, it does not hold a thread.
+func withScenarioSlot<Value: Sendable>(_ body: () async throws -> Value) async rethrows -> Value {
+    await ScenarioSlots.shared.take()
+    do {
+        let value = try await body()
+        await ScenarioSlots.shared.giveBack()
+        return value
+    } catch {
+        await ScenarioSlots.shared.giveBack()
+        throw error
+    }
 }
 
 /// Runs a built chapter executable (found beside the test bundle) with `arguments`, feeding

@@ -26,7 +26,7 @@ func replTranscript(_ chapter: Chapter, _ commands: [String], language: Language
     let session = Session(chapter: chapter, options: options, terminal: Terminal(usesColor: false, usesUnicode: true, width: width),
                           environment: [:], interactive: false,
                           readLine: { input.withLock { $0.popFirst() } }, write: { line in lines.withLock { $0.append(line) } })
-    _ = await onDedicatedThread { session.perform(.repl) }
+    _ = await withScenarioSlot { await onDedicatedThread { session.perform(.repl) } }
     return lines.current.joined(separator: "\n")
 }
 
