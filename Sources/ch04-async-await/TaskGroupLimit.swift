@@ -417,7 +417,7 @@ extension Chapter04 {
                 return outcome
             }
         }
-        let naive = await onDedicatedThread { Explorer.explore(.exhaustive(maxPreemptions: 2), checked(naiveLimitedDownloads)) }
+        let naive = await Explorer.explore(.exhaustive(maxPreemptions: 2), checked(naiveLimitedDownloads))
         let window = await onDedicatedThread {
             Explorer.explore(.random(seed: seed), budget: .init(maxSchedules: 300, maxSeconds: 5), checked(windowedDownloads))
         }

@@ -11,7 +11,7 @@ private func scenario(_ slug: String) -> Scenario { Chapter04.chapter.scenario(s
 /// test that waited on a Swift concurrency thread would take one of the pool's few threads from
 /// the scenarios running beside it.
 private func explored(_ strategy: Explorer.Strategy, _ body: @escaping Explorer.Body) async -> Explorer.Result {
-    await onDedicatedThread { Explorer.explore(strategy, body) }
+    await Explorer.explore(strategy, body)
 }
 
 /// Explores `body` and throws for an outcome `classify` forbids, so the search stops at the first one.

@@ -8,7 +8,7 @@ private func scenario(_ slug: String) -> Scenario { Chapter05.chapter.scenario(s
 
 /// Explores `body` on a thread of its own (see Chapter04Tests).
 private func explored(_ strategy: Explorer.Strategy, _ body: @escaping Explorer.Body) async -> Explorer.Result {
-    await onDedicatedThread { Explorer.explore(strategy, body) }
+    await Explorer.explore(strategy, body)
 }
 
 @Suite("Chapter 5: continuations (scenarios 1–4)", .workbookSelfTest)

@@ -8,7 +8,7 @@ private func scenario(_ slug: String) -> Scenario { Chapter08.chapter.scenario(s
 
 /// Explores `body` on a thread of its own (see Chapter04Tests).
 private func explored(_ strategy: Explorer.Strategy, _ body: @escaping Explorer.Body) async -> Explorer.Result {
-    await onDedicatedThread { Explorer.explore(strategy, body) }
+    await Explorer.explore(strategy, body)
 }
 
 /// Every schedule of `game` within two preemptions, stopping at the first forbidden outcome.
@@ -194,7 +194,7 @@ struct Chapter08Tests {
         let context = try await run(scenario(slug))
         let token = try #require(ReplayToken(context.noted("\(key) token") ?? ""))
         let game = Chapter08.chapter.games[number - 1]
-        let report = await onDedicatedThread { Explorer.replay(token, game.body) }
+        let report = await Explorer.replay(token, game.body)
         #expect(report.outcome.isFailure || game.classify(report.outcomeText) == .forbidden, "\(report.outcomeText)")
     }
 }
