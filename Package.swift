@@ -33,7 +33,7 @@ let package = Package(
         // What the interposers share: forwarding to TSan's interceptor or the next library (Linux).
         .target(name: "Interposing"),
         // Shared machinery: trace, timeline, terminal, localization, scenarios, REPL.
-        .target(name: "WorkbookCore", dependencies: ["WorkbookExplorer", "Interposing"]),
+        .target(name: "WorkbookCore", dependencies: ["WorkbookExplorer", "Interposing", "ReleasePoints"]),
         // Exercise contracts, fakes and the `todo()` marker, shared by stubs, solutions and checks.
         .target(name: "ExerciseKit", dependencies: ["WorkbookCore", "WorkbookExplorer", "ReleasePoints"]),
         // Pauses a thread right after its k-th release (unlock, signal, sync, leave), so a fake can
@@ -98,6 +98,8 @@ let package = Package(
         // The rules that find English words in Japanese output, shared by the chapter and report tests.
         .target(name: "JapaneseTextRules", path: "Tests/JapaneseTextRules"),
         .testTarget(name: "CheckerTests", dependencies: ["WorkbookChecks", "ExerciseKit", "WorkbookExplorer", "JapaneseTextRules"]),
+        // Chapter 04's examples of testing async code (XCTest and Swift Testing), for learners to read and run.
+        .testTarget(name: "AsyncTestExamples", dependencies: ["ch04-async-await", "ExerciseKit"]),
         .testTarget(name: "ChapterTests", dependencies: ["WorkbookCore", "WorkbookExplorer", "ch01-gcd", "ch02-operations", "ch03-threads", "ch04-async-await", "ch05-continuations", "ch06-streams", "ch07-actors", "ch08-reentrancy", "ExerciseKit", "JapaneseTextRules"]),
     ]
 )

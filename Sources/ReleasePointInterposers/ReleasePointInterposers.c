@@ -1,5 +1,6 @@
 // Two jobs, both in the runners on Linux: release points, and barrier work items under TSan
-// (see its MARK below).
+// (see its MARK below). OperationAnnouncementInterposers.c, beside it, takes an operation's
+// willChangeValue/didChangeValue.
 //
 // Takes the calls that release something another thread may be waiting for —
 // `pthread_mutex_unlock` (NSLock, NSCondition, NSRecursiveLock), `dispatch_semaphore_signal`,
@@ -15,6 +16,7 @@
 // the checks that need pauses say they could not pause.
 #include "ReleasePointInterposers.h"
 #include "ReleasePoints.h"
+#include "OperationAnnouncements.h"
 #include "Interposing.h"
 
 #if defined(__linux__)
@@ -251,7 +253,11 @@ void dispatch_barrier_sync(dispatch_queue_t queue, dispatch_block_t block) {
 }
 
 void workbook_release_point_interposers_linked(void) {
-    if (workbook_linux_mechanisms_enabled()) workbook_release_points_mark_available();
+    if (!workbook_linux_mechanisms_enabled()) return;
+    workbook_release_points_mark_available();
+#if defined(__x86_64__) || defined(__aarch64__)
+    workbook_operation_announcements_mark_available();  // OperationAnnouncementInterposers.c
+#endif
 }
 #else
 void workbook_release_point_interposers_linked(void) {}

@@ -42,6 +42,7 @@ public enum PlatformProbes {
         "SafeCounter": SafeCounterCheck.platformProbes,
         "ReadersWriters": ReadersWritersCheck.platformProbes,
         "FanOut": FanOutCheck.platformProbes,
+        "AsyncOperation": AsyncOperationCheck.platformProbes,
         "Worker": WorkerCheck.platformProbes,
         "BoundedBuffer": BoundedBufferCheck.platformProbes,
         "Transfers": TransfersCheck.platformProbes,

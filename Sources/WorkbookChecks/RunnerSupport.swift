@@ -327,7 +327,7 @@ public enum PropertyTables {
         lines.append(Localized("| exercise | probe | what it provokes or sees | needs (Linux only) |", ja: "| 演習 | 検査 | 起こす・観測するもの | 必要なもの（Linux のみ） |").text(language))
         lines.append("|---|---|---|---|")
         for exercise in exercises {
-            let probes = PlatformProbes.of(exercise)
+            let probes = PlatformProbes.of(exercise).filter { !$0.needs.allSatisfy(\.existsOnApplePlatforms) }
             if probes.isEmpty {
                 lines.append("| \(exercise) | — | \(t(Localized("every part runs on both", ja: "すべて両方で実行"))) | — |")
             }

@@ -1,11 +1,13 @@
 import Interposing
+import ReleasePoints
 import WorkbookExplorer
 
 /// A means a check uses to make a bad moment happen, or to see it, that not every platform has.
 ///
 /// The interposers work because on Linux a function defined in the executable takes the calls
 /// the shared libraries make to that name. Apple platforms resolve symbols per library (two-level
-/// namespaces), so there none of them can work, and `/proc` does not exist. A check declares the
+/// namespaces), so there none of them can work, and `/proc` does not exist — except that key-value
+/// observing gives the checks there what `operationAnnouncements` gives them on Linux. A check declares the
 /// probes that need one of these (`PlatformProbe`), and a "done" verdict names those that could
 /// not run. `WORKBOOK_LINUX_MECHANISMS=off` turns all of them off on Linux, to run the checks as
 /// a Mac runs them.
@@ -34,6 +36,10 @@ public enum PlatformMechanism: String, CaseIterable, Sendable {
     /// interposed `_dispatch_main_queue_callback_4CF`): code that reaches the main actor through
     /// `DispatchQueue.main` is not taken for a race.
     case mainQueueOrder = "main-queue-order"
+    /// An operation's `willChangeValue`/`didChangeValue` seen as they are sent, on the sending
+    /// thread: key-value observing on Apple platforms; on Linux, which has none, the interposed
+    /// Swift methods of `Operation` (`OperationAnnouncementInterposers.c`).
+    case operationAnnouncements = "operation-announcements"
 
     /// What it is, for the docs' tables.
     public var summary: Localized {
@@ -52,13 +58,23 @@ public enum PlatformMechanism: String, CaseIterable, Sendable {
                                            ja: "スレッドのスリープと起床の回数（`/proc`、`getrusage(RUSAGE_THREAD)`）")
         case .mainQueueOrder: Localized("the main queue and the explorer's main actor run as one executor: never at once, and ordered for ThreadSanitizer (interposed `_dispatch_main_queue_callback_4CF`)",
                                         ja: "メインキューとエクスプローラのメインアクターを 1 つの executor として動かす。同時には動かさず、ThreadSanitizer に対して順序づける（`_dispatch_main_queue_callback_4CF` の差し替え）")
+        case .operationAnnouncements: Localized("an operation's `willChangeValue`/`didChangeValue` seen as they are sent (key-value observing on Apple platforms; on Linux the interposed `Operation` methods)",
+                                                ja: "オペレーションの `willChangeValue`/`didChangeValue` を送られたその場で見る（Apple プラットフォームではキー値監視、Linux では `Operation` のメソッドの差し替え）")
         }
     }
 
+    /// Apple platforms have it too, by other means (key-value observing): a probe that needs
+    /// only these runs there.
+    public var existsOnApplePlatforms: Bool { self == .operationAnnouncements }
+
     /// In use in this process.
     public var isAvailable: Bool {
+        #if canImport(Darwin)
+        if self == .operationAnnouncements { return true }  // key-value observing
+        #endif
         guard workbook_linux_mechanisms_enabled() else { return false }
         switch self {
+        case .operationAnnouncements: return workbook_operation_announcements_available()
         case .releasePoints, .runtimeDispatch, .clockReadings, .threadObservation: return true
         case .sanitizerFibers, .runtimeAccesses, .mainQueueOrder: return RaceDetector.isActive
         }

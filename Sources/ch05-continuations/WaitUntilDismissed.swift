@@ -6,6 +6,13 @@ import WorkbookCore
 final class FakeScreen {
     let title: String
     var onDismiss: (() -> Void)?
+    /// Like UIKit's `viewDidDisappear(_:)`: runs each time the screen leaves the window — when it
+    /// is dismissed, and also when a full-screen screen covers it. Not a "dismissed" signal.
+    var onDisappear: (() -> Void)?
+    /// Like UIKit's `isBeingDismissed`: true only while the screen is going away for good.
+    fileprivate(set) var isBeingDismissed = false
+    /// Like `presentingViewController != nil`: the presentation took place and has not ended.
+    fileprivate(set) var isPresented = false
 
     init(title: String) { self.title = title }
 }
@@ -19,25 +26,58 @@ final class FakePresenter {
     static let uiLane = Localized("main actor (UI)", ja: "メインアクター（UI）")
 
     private(set) var presented: FakeScreen?
+    /// A full-screen screen presented over `presented`.
+    private(set) var covering: FakeScreen?
     /// Fired each time a screen is on screen, so the scenario's "user" acts only then.
     private(set) var shown = OneShotSignal()
     private let log: Log
 
     init(log: @escaping Log) { self.log = log }
 
+    /// Refused, as UIKit refuses it, while another screen is up: no completion, and the screen
+    /// never appears, so it never disappears either.
     func present(_ screen: FakeScreen, animated: Bool, completion: (() -> Void)? = nil) {
+        if let current = presented {
+            log(.verbatim("present(\(screen.title)) refused: already presenting \(current.title)"), Self.uiLane)
+            return
+        }
         presented = screen
+        screen.isPresented = true
         log(.verbatim("present(\(screen.title))"), Self.uiLane)
         completion?()
         shown.fire()
+    }
+
+    /// Presents `top` full screen over the presented screen, which leaves the window.
+    func cover(with top: FakeScreen) {
+        guard let under = presented, covering == nil else { return }
+        covering = top
+        log(.verbatim("present(\(top.title)) over \(under.title)"), Self.uiLane)
+        disappear(under)
+    }
+
+    func dismissCover() {
+        guard let top = covering else { return }
+        covering = nil
+        log(.verbatim("dismiss(\(top.title))"), Self.uiLane)
+    }
+
+    private func disappear(_ screen: FakeScreen) {
+        guard let handler = screen.onDisappear else { return }
+        log(.verbatim("viewDidDisappear(\(screen.title))"), Self.uiLane)
+        handler()
     }
 
     /// Takes the screen down (if it is the one on screen) and calls its `onDismiss`.
     func dismiss(_ screen: FakeScreen, animated: Bool) {
         guard presented === screen else { return }
         presented = nil
+        screen.isPresented = false
         shown = OneShotSignal()
         log(.verbatim("dismiss(\(screen.title))"), Self.uiLane)
+        screen.isBeingDismissed = true
+        disappear(screen)
+        screen.isBeingDismissed = false
         let handler = screen.onDismiss
         screen.onDismiss = nil                                  // once
         handler?()
@@ -47,7 +87,8 @@ final class FakePresenter {
     /// Presents `screen` and returns once it has been dismissed, by whomever.
     ///
     /// The completion handler of `present` is not the moment to resume: the screen has just
-    /// appeared. The dismiss handler is, and the UI calls it exactly once.
+    /// appeared. The dismiss handler is: this fake calls it once, when the screen goes for good.
+    /// (UIKit's `viewDidDisappear` is not such a signal: see `presentAndWaitUntilGone`.)
     func presentAndWait(_ screen: FakeScreen) async {
         await withCheckedContinuation { continuation in
             screen.onDismiss = { [log] in
@@ -55,6 +96,32 @@ final class FakePresenter {
                 continuation.resume()
             }
             present(screen, animated: true)
+        }
+    }
+
+    /// Resumes from the disappear hook, as code written against UIKit's `viewDidDisappear` does —
+    /// but safely: a disappearance that is not a dismissal is ignored, the hook is cleared before
+    /// the one resume, and a refused presentation (no hook will ever run) ends the wait at once.
+    /// Returns whether the screen was shown.
+    ///
+    /// The unsafe way resumes on every call of the hook and never checks the presentation:
+    ///
+    ///     screen.onDisappear = { continuation.resume() }   // covered: resumes too early;
+    ///     present(screen, animated: true)                  // dismissed later: resumes again (traps);
+    ///                                                      // refused: never resumes
+    func presentAndWaitUntilGone(_ screen: FakeScreen) async -> Bool {
+        await withCheckedContinuation { continuation in
+            screen.onDisappear = { [unowned screen, log] in
+                guard screen.isBeingDismissed else { return }     // covered, not gone: keep waiting
+                screen.onDisappear = nil                          // clear first: resume once
+                log(.verbatim("isBeingDismissed → resume()"), Self.uiLane)
+                continuation.resume(returning: true)
+            }
+            present(screen, animated: true)
+            if !screen.isPresented {                              // refused: nothing will call the hook
+                screen.onDisappear = nil
+                continuation.resume(returning: false)
+            }
         }
     }
 
@@ -93,7 +160,11 @@ extension Chapter05 {
             since the task needs the main actor, which that code was holding. \
             2) The waiting task is cancelled while the screen is up: nothing happens. A continuation does not listen for cancellation; the task waits until the user closes the screen. \
             3) `presentAndWaitCancellable(_:)` adds `withTaskCancellationHandler`: `onCancel` runs on the canceller's thread, not on the main actor, so it hops to the main actor to dismiss the screen, \
-            and the dismiss handler, the one place that resumes, ends the wait.
+            and the dismiss handler, the one place that resumes, ends the wait. \
+            4) The fake's `onDismiss` is a once-only signal; UIKit's `viewDidDisappear(_:)` is not. The screen also has a disappear hook like it, which runs whenever the screen leaves the window. \
+            Code that resumes from it is counted here: an alert presented full screen over settings calls it (settings is still up: too early), dismissing settings calls it again (a second resume traps), \
+            and a presentation UIKit refuses ("already presenting") never calls it (the caller waits for ever). \
+            5) `presentAndWaitUntilGone(_:)` resumes from the same hook safely: only when `isBeingDismissed` is true, after clearing the hook, and at once with `false` when the screen was never presented.
             """,
             ja: """
             フェイクの UI（UIKit なし）で、UIKit と同じくメインアクター上にあります。`present(_:animated:completion:)` が設定画面を表示し、画面が出たところで `completion` を呼びます。\
@@ -104,7 +175,11 @@ extension Chapter05 {
             タスクはメインアクターを必要とし、閉じる処理がそれを握っているので、先へ進むのはその処理が戻った後です。\
             2) 画面が出ている間に、待っているタスクをキャンセルします。何も起きません。継続はキャンセルに反応しないので、タスクはユーザーが画面を閉じるまで待ちます。\
             3) `presentAndWaitCancellable(_:)` は `withTaskCancellationHandler` を加えます。`onCancel` はメインアクターではなくキャンセルした側のスレッドで動くので、\
-            メインアクターへ移って画面を閉じます。そして、再開する唯一の場所である `onDismiss` ハンドラが待ちを終わらせます。
+            メインアクターへ移って画面を閉じます。そして、再開する唯一の場所である `onDismiss` ハンドラが待ちを終わらせます。\
+            4) フェイクの `onDismiss` は 1 回だけ来る合図ですが、UIKit の `viewDidDisappear(_:)` は違います。画面には同じ性質の「消えたときのフック」もあり、画面がウィンドウから外れるたびに呼ばれます。\
+            このフックで再開するコードの再開回数を数えます。設定画面の上にアラートをフルスクリーンで表示すると呼ばれ（設定画面はまだ表示中なので早すぎる）、設定画面を閉じるともう一度呼ばれ（2 回目の再開はクラッシュする）、\
+            UIKit が拒否する表示（「すでに別の画面を表示中」）では一度も呼ばれません（呼び出し元はいつまでも待つ）。\
+            5) `presentAndWaitUntilGone(_:)` は同じフックから安全に再開します。`isBeingDismissed` が true のときだけ、フックを消してから再開し、画面が表示されなかったときはすぐに `false` で終えます。
             """),
         prediction: .init(
             question: Localized(
@@ -119,6 +194,8 @@ extension Chapter05 {
         try await presentThenDismiss(context)
         try await cancelWhilePresented(context)
         try await cancelWithHandler(context)
+        await disappearIsNotDismiss(context)
+        try await resumeOnceFromDisappear(context)
     }
 
     private static let presentingTaskLane = Localized("task", ja: "タスク")
@@ -218,5 +295,89 @@ extension Chapter05 {
         context.say(Localized(
             "  After cancel(): \(after.joined(separator: " → ")) → the task continues. The screen is gone: \(screenGone).",
             ja: "  cancel() の後: \(after.joined(separator: " → ")) → タスクが続く。画面は閉じられた: \(screenGone)。"))
+    }
+
+    // MARK: 4) A disappear hook is not a dismiss signal
+
+    private static let hookLane = Localized("disappear hook", ja: "消えたときのフック")
+
+    /// The hook as code written against UIKit's `viewDidDisappear` often has it —
+    /// `screen.onDisappear = { continuation.resume() }` — counted here instead of resuming a real
+    /// continuation: a second real resume traps (scenario 3), a missing one waits for ever.
+    private static func disappearIsNotDismiss(_ context: ScenarioContext) async {
+        context.say(Localized("4) Resuming from a disappear hook (like UIKit's viewDidDisappear); the resumes are counted, not made:",
+                              ja: "4) 消えたときのフック（UIKit の viewDidDisappear に相当）で再開すると（再開は数えるだけで、実際にはしない）:"))
+        let presenter = await presenter(context)
+        let (resumes, firstWhileUp, resumesWhenRefused) = await MainActor.run { () -> (Int, Bool, Int) in
+            var resumes = 0
+            var firstWhileUp = false
+            let settings = FakeScreen(title: "settings")
+            settings.onDisappear = {
+                resumes += 1
+                if resumes == 1 { firstWhileUp = settings.isPresented }
+                context.trace.record(.verbatim("resume() #\(resumes)"), lane: hookLane)
+            }
+            presenter.present(settings, animated: true)
+            presenter.cover(with: FakeScreen(title: "alert"))       // an alert over settings
+            presenter.dismissCover()
+            presenter.dismiss(settings, animated: true)
+            settings.onDisappear = nil
+
+            var resumesWhenRefused = 0
+            let login = FakeScreen(title: "login")
+            let refused = FakeScreen(title: "settings")
+            refused.onDisappear = { resumesWhenRefused += 1 }
+            presenter.present(login, animated: true)
+            presenter.present(refused, animated: true)              // refused: login is up
+            presenter.dismiss(login, animated: true)
+            refused.onDisappear = nil
+            return (resumes, firstWhileUp, resumesWhenRefused)
+        }
+        context.note("hook: resumes", String(resumes))
+        context.note("hook: first resume while shown", String(firstWhileUp))
+        context.note("hook: resumes when refused", String(resumesWhenRefused))
+        context.say(Localized(
+            "  The hook resumed \(resumes) times: when the alert covered settings (settings still shown: \(firstWhileUp) — too early), and when settings was dismissed (a second resume traps). A refused presentation: \(resumesWhenRefused) resumes — the caller would wait for ever.",
+            ja: "  フックは \(resumes) 回再開した。アラートが設定画面を覆ったとき（設定画面はまだ表示中: \(firstWhileUp)。早すぎる）と、設定画面が閉じられたとき（2 回目の再開はクラッシュする）。表示が拒否されたとき: 再開 \(resumesWhenRefused) 回。呼び出し元はいつまでも待つ。"))
+    }
+
+    // MARK: 5) Once only, from the dismissal, and never from a refused presentation
+
+    private static func resumeOnceFromDisappear(_ context: ScenarioContext) async throws {
+        context.say(Localized("5) presentAndWaitUntilGone: resume only when isBeingDismissed, clear the hook first, and end at once if the presentation is refused:",
+                              ja: "5) presentAndWaitUntilGone: isBeingDismissed のときだけ再開し、先にフックを消し、表示が拒否されたらすぐに終える:"))
+        let presenter = await presenter(context)
+        let continued = Locked(false)
+        let task = Task { @MainActor in
+            let shown = await presenter.presentAndWaitUntilGone(FakeScreen(title: "settings"))
+            continued.withLock { $0 = true }
+            context.trace.record(Localized("continues, shown=\(shown)", ja: "続きを実行、shown=\(shown)"), lane: presentingTaskLane)
+            return shown
+        }
+        try await presenter.shown.wait(notShown)
+        await MainActor.run { presenter.cover(with: FakeScreen(title: "alert")) }
+        // A main-actor round trip: a task the cover had resumed would have run by now.
+        let continuedWhileCovered = await MainActor.run { continued.current }
+        await MainActor.run {
+            presenter.dismissCover()
+            if let settings = presenter.presented { presenter.dismiss(settings, animated: true) }
+        }
+        let shown = await task.value
+
+        let refusedResult = await MainActor.run { () -> Task<Bool, Never> in
+            presenter.present(FakeScreen(title: "login"), animated: true)
+            return Task { @MainActor in await presenter.presentAndWaitUntilGone(FakeScreen(title: "settings")) }
+        }
+        let shownWhenRefused = await refusedResult.value
+        await MainActor.run { if let login = presenter.presented { presenter.dismiss(login, animated: true) } }
+
+        let resumes = context.trace.events.filter { $0.label == "isBeingDismissed → resume()" }.count
+        context.note("once: continued while covered", String(continuedWhileCovered))
+        context.note("once: resumes", String(resumes))
+        context.note("once: shown", String(shown))
+        context.note("once: shown when refused", String(shownWhenRefused))
+        context.say(Localized(
+            "  Covered by the alert: the task continued: \(continuedWhileCovered). Dismissed: \(resumes) resume, shown=\(shown). Refused (login was up): the call returned at once, shown=\(shownWhenRefused).",
+            ja: "  アラートに覆われたとき: タスクは先へ進んだ: \(continuedWhileCovered)。閉じられたとき: 再開 \(resumes) 回、shown=\(shown)。拒否されたとき（ログイン画面が表示中）: 呼び出しはすぐに戻った、shown=\(shownWhenRefused)。"))
     }
 }

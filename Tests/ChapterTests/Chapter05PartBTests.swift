@@ -34,6 +34,18 @@ struct Chapter05PartBTests {
         #expect(context.noted("handler: order") == "onCancel → dismiss(settings) → onDismiss → resume() → dismiss returns")
     }
 
+    @Test("a disappear hook like viewDidDisappear runs when the screen is covered and again when it is dismissed, never for a refused presentation; the guarded wait resumes once and returns at once when refused")
+    func disappearIsNotDismiss() async throws {
+        let context = try await run(scenario("wait-until-dismissed"))
+        #expect(context.noted("hook: resumes") == "2")
+        #expect(context.noted("hook: first resume while shown") == "true")
+        #expect(context.noted("hook: resumes when refused") == "0")
+        #expect(context.noted("once: continued while covered") == "false")
+        #expect(context.noted("once: resumes") == "1")
+        #expect(context.noted("once: shown") == "true")
+        #expect(context.noted("once: shown when refused") == "false")
+    }
+
     // MARK: 6 cancellation-bridge
 
     @Test("cancelled before the call: onCancel runs first, on the task's thread, and the careful bridge starts no request; handle?.cancel() alone lets it run and returns its value")

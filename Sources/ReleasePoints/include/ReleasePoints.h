@@ -20,3 +20,6 @@ void workbook_arm_allocation_point(const void *metadata, workbook_release_handle
 void workbook_release_point_reached(void);
 void workbook_allocation_point_reached(const void *metadata);
 void workbook_release_points_mark_available(void);
+
+// The same module also carries the operation announcements.
+#include "OperationAnnouncements.h"

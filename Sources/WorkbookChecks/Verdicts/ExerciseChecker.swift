@@ -218,7 +218,8 @@ public struct ExerciseChecker: Sendable {
             return Verdict(exercise: exercise, status: .done, report: report + (detectorOff ? "\n" + raceDetectorNote() : ""), notRun: notRun)
         case .exited(RunnerProtocol.failingExitCode) where marker.count >= 3:
             let property = marker[2]
-            let waits = property == Property.finishes.id ? waitingPlaces(file) : []
+            let waits = property == Property.finishes.id ? waitingPlaces(file)
+                : property == AsyncOperationCheck.announcesUnlocked.id ? announcingPlaces(file) : []
             return Verdict(exercise: exercise, status: .failing, failedProperty: property,
                            report: ([report] + runtimeWarnings(outcome.standardError) + waits + [hintLines(entry, property: property)]).joined(separator: "\n"))
         case let .exited(code):
@@ -250,18 +251,32 @@ public struct ExerciseChecker: Sendable {
     /// Every place in the learner's file that can wait — a deadlock is one of them waiting for
     /// ever. Read from the source (comments and strings ignored), so it works on every platform.
     func waitingPlaces(_ file: String) -> [String] {
+        places(in: file, matching: #"\.(sync|wait|lock|join|waitUntilFinished|waitUntilAllOperationsAreFinished|addOperations)\b|\b(Thread\.sleep|usleep|sleep)\("#,
+               head: Localized(
+                "  Where your code waits (a deadlock is one of these waiting for ever; the other cause is a loop that never ends):",
+                ja: "  あなたのコードが待つ場所（デッドロックなら、このどれかが永久に待っています。もう一つの原因は終わらないループです）:"))
+    }
+
+    /// Where the learner's file takes and releases its locks and announces changes — the order
+    /// that `lock-across-announcement` is about.
+    func announcingPlaces(_ file: String) -> [String] {
+        places(in: file, matching: #"\.(lock|unlock|withLock|sync|willChangeValue|didChangeValue)\b"#,
+               head: Localized(
+                "  Where your code locks, unlocks and announces (each didChangeValue must come after the unlock):",
+                ja: "  あなたのコードがロック・アンロック・通知をする場所（didChangeValue はどれもアンロックの後に来る必要があります）:"))
+    }
+
+    /// The lines of the learner's file whose code (comments and strings ignored) matches
+    /// `pattern`, under `head`; nothing when none does.
+    private func places(in file: String, matching pattern: String, head: Localized) -> [String] {
         guard let lines = sourceLines(file) else { return [] }
         let code = codeLines(lines.joined(separator: "\n"))
-        let pattern = #"\.(sync|wait|lock|join|waitUntilFinished|waitUntilAllOperationsAreFinished|addOperations)\b|\b(Thread\.sleep|usleep|sleep)\("#
         var found: [String] = []
         for (index, line) in code.enumerated() where line.range(of: pattern, options: .regularExpression) != nil {
             found.append("    \(file):\(index + 1)  \(lines[index].trimmingCharacters(in: .whitespaces))")
         }
         guard !found.isEmpty else { return [] }
-        let head = t(Localized(
-            "  Where your code waits (a deadlock is one of these waiting for ever; the other cause is a loop that never ends):",
-            ja: "  あなたのコードが待つ場所（デッドロックなら、このどれかが永久に待っています。もう一つの原因は終わらないループです）:"))
-        return [head] + found.prefix(12)
+        return [t(head)] + found.prefix(12)
     }
 
     // MARK: Building the text

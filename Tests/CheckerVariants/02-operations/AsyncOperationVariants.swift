@@ -30,7 +30,7 @@ final class SilentStateOperation: Operation, CallbackOperationProtocol, @uncheck
 final class IgnoresCancelOperation: Operation, CallbackOperationProtocol, @unchecked Sendable {
     private let work: @Sendable (_ done: @escaping @Sendable () -> Void) -> Void
     private let lock = NSLock()
-    private var executing = false, finished = false
+    private var executing = false, finished = false, finishCalled = false
     init(work: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void) { self.work = work }
     override var isAsynchronous: Bool { true }
     override var isExecuting: Bool { lock.lock(); defer { lock.unlock() }; return executing }
@@ -40,6 +40,8 @@ final class IgnoresCancelOperation: Operation, CallbackOperationProtocol, @unche
         lock.lock(); executing = true; lock.unlock()
         didChangeValue(forKey: "isExecuting")
         work { [self] in
+            let first = lock.withLock { () -> Bool in defer { finishCalled = true }; return !finishCalled }
+            guard first else { return }
             willChangeValue(forKey: "isExecuting")
             willChangeValue(forKey: "isFinished")
             lock.lock(); executing = false; finished = true; lock.unlock()
@@ -64,21 +66,25 @@ final class FlawedAsyncOperation: Operation, CallbackOperationProtocol, @uncheck
         case cancelledNeverFinishes
         /// Starts the work first and becomes executing afterwards.
         case executingAfterWork
+        /// finish() sets the flags again on a second done(), announcing them again.
+        case unguardedFinish
+        /// Holds its (recursive) lock across willChangeValue/didChangeValue in finish().
+        case lockAcrossAnnouncement
     }
 
     private let flaw: Flaw
     private let work: @Sendable (_ done: @escaping @Sendable () -> Void) -> Void
-    private let lock = NSLock()
+    private let lock: NSLocking
     private var executing = false, finished = false, finishCalled = false
 
-    init(work: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void) {
-        self.flaw = .readsOutsideLock
-        self.work = work
+    convenience init(work: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void) {
+        self.init(.readsOutsideLock, work: work)
     }
 
     init(_ flaw: Flaw, work: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void) {
         self.flaw = flaw
         self.work = work
+        lock = flaw == .lockAcrossAnnouncement ? NSRecursiveLock() : NSLock()
     }
 
     override var isAsynchronous: Bool { true }
@@ -121,7 +127,20 @@ final class FlawedAsyncOperation: Operation, CallbackOperationProtocol, @uncheck
     }
 
     private func finish() {
-        if flaw != .togglesFlags {
+        if flaw == .lockAcrossAnnouncement {
+            lock.lock()
+            defer { lock.unlock() }
+            guard !finishCalled else { return }
+            finishCalled = true
+            willChangeValue(forKey: "isExecuting")
+            willChangeValue(forKey: "isFinished")
+            executing = false
+            finished = true
+            didChangeValue(forKey: "isFinished")
+            didChangeValue(forKey: "isExecuting")
+            return
+        }
+        if flaw != .togglesFlags && flaw != .unguardedFinish {
             lock.lock()
             let first = !finishCalled
             finishCalled = true

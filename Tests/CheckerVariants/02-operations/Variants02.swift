@@ -31,6 +31,14 @@ let variants02: [VariantRegistration] = [
     .init("AsyncOperation.togglesFlags", "a finish() that toggles the flags and runs again on a second done", breaks: AsyncOperationCheck.finishesOnce) {
         AsyncOperationCheck.run { FlawedAsyncOperation(.togglesFlags, work: $0) }
     },
+    /// finish() has no once-guard: a second done() sets the same flags and announces them again.
+    .init("AsyncOperation.unguardedFinish", "a finish() without a once-guard, announcing again on a second done", breaks: AsyncOperationCheck.finishesOnce) {
+        AsyncOperationCheck.run { FlawedAsyncOperation(.unguardedFinish, work: $0) }
+    },
+    /// finish() holds its recursive lock across the announcements: waitUntilFinished() can deadlock it.
+    .init("AsyncOperation.lockAcrossAnnouncement", "a recursive lock held across willChangeValue/didChangeValue", breaks: AsyncOperationCheck.announcesUnlocked) {
+        AsyncOperationCheck.run { FlawedAsyncOperation(.lockAcrossAnnouncement, work: $0) }
+    },
     /// start() reports finished without ever calling the work.
     .init("AsyncOperation.skipsWork", "an operation that finishes without running the work", breaks: AsyncOperationCheck.runsTheWork) {
         AsyncOperationCheck.run { FlawedAsyncOperation(.skipsWork, work: $0) }

@@ -62,6 +62,11 @@ public enum AsyncOperationCheck {
         name: Localized("a second done() changes nothing", ja: "2 回目の done() は何も変えない"),
         rule: Localized("When done is called again, the operation stays finished and not executing, and nothing is announced again.",
                         ja: "done がもう一度呼ばれても、オペレーションは finished で executing ではないままで、何も再び通知されない。"))
+    public static let announcesUnlocked = Property(
+        id: "lock-across-announcement",
+        name: Localized("didChangeValue is called with the lock released", ja: "didChangeValue はロックを放してから呼ぶ"),
+        rule: Localized("While finish() announces isFinished, another thread can read isFinished: the lock the getters take is not held across willChangeValue/didChangeValue.",
+                        ja: "finish() が isFinished を通知している間も、別のスレッドは isFinished を読める。ゲッターが取るロックを willChangeValue/didChangeValue の間持ち続けない。"))
     public static let runsTheWork = Property(
         id: "work-skipped",
         name: Localized("the work runs once, when started", ja: "開始されると処理がちょうど 1 回実行される"),
@@ -72,8 +77,20 @@ public enum AsyncOperationCheck {
         name: Localized("cancelled before start: no work, still finishes", ja: "開始前のキャンセル: 処理をせず、終了はする"),
         rule: Localized("An operation cancelled before it starts never runs its work, and finishes.",
                         ja: "開始前にキャンセルされたオペレーションは処理を実行せず、終了する。"))
-    public static let properties = [dependantWaits, dependantStarts, stateReadsRight, changesAnnounced, finishesOnce,
-                                    runsTheWork, cancelledSkipsWork, Property.finishes]
+    public static let properties = [dependantWaits, dependantStarts, stateReadsRight, changesAnnounced, announcesUnlocked,
+                                    finishesOnce, runsTheWork, cancelledSkipsWork, Property.finishes]
+
+    /// The probe of `announcesUnlocked` needs to run inside the answer's `didChangeValue`.
+    public static let platformProbes = [
+        PlatformProbe("lock-across-announcement", Localized(
+            "a read of isFinished from another thread while finish() announces it (a lock held across didChangeValue)",
+            ja: "finish() が isFinished を通知している最中の、別スレッドからの isFinished の読み取り（didChangeValue の間持ち続けたロック）"),
+            needs: [.operationAnnouncements]),
+        PlatformProbe("finish-twice-announced", Localized(
+            "the announcements of a second done() (finish() announcing isFinished again)",
+            ja: "2 回目の done() の通知（finish() が isFinished をもう一度通知する）"),
+            needs: [.operationAnnouncements]),
+    ]
 
     public typealias Make = @Sendable (_ work: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void) -> Operation
 
@@ -115,6 +132,9 @@ public enum AsyncOperationCheck {
         var announcementsAfterSecondDone: [AnnouncementLog.Entry]?
         var announcements: [AnnouncementLog.Entry]?
         var announcementsAfterDone: [AnnouncementLog.Entry]?
+        /// Whether a read of isFinished from another thread, made while the answer announced
+        /// isFinished, was still blocked after `announcementProbeSeconds`; nil if not probed.
+        var blockedDuringAnnouncement: Bool?
         var cancelledWorkCalls = 0
         var cancelledFlags: Flags?
         var events: [Trace.Event] = []
@@ -139,7 +159,25 @@ public enum AsyncOperationCheck {
             // A real callback API carries the request to the thread that answers it.
             RaceDetector.happensBefore(token)
         }
-        let log = AnnouncementLog(operation)
+        let probed = QuietState<Bool?>(nil)
+        let log = AnnouncementLog(operation) { operation in
+            // Inside the answer's first didChangeValue(forKey: "isFinished"), on its thread: can
+            // another thread read isFinished now? `waitUntilFinished()` does exactly that while it
+            // holds Foundation's lock, the one this announcement takes next.
+            let first = probed.update { state -> Bool in
+                guard state == nil else { return false }
+                state = false
+                return true
+            }
+            guard first else { return }
+            let returned = returnsWithin(seconds: announcementProbeSeconds) { _ = operation.isFinished }
+            probed.update { $0 = !returned }
+            trace.record(Localized(returned ? "isFinished read from another thread during didChangeValue(isFinished)"
+                                            : "isFinished from another thread blocked during didChangeValue(isFinished)",
+                                   ja: returned ? "didChangeValue(isFinished) の最中に別スレッドから isFinished を読めた"
+                                                : "didChangeValue(isFinished) の最中、別スレッドの isFinished の読み取りが止まった"),
+                         lane: Localized("probe", ja: "プローブ"))
+        }
         let cancelledCalls = QuietState(0)
         let cancelled = make { done in
             cancelledCalls.update { $0 += 1 }
@@ -190,6 +228,7 @@ public enum AsyncOperationCheck {
                     $0.afterDone = now
                     $0.recordAfterDone = record
                     $0.announcementsAfterDone = log.entries
+                    $0.blockedDuringAnnouncement = probed.current
                 }
             }),
             (1, Localized("done() again", ja: "もう一度 done()"), { held.current.done?() }),
@@ -226,6 +265,11 @@ public enum AsyncOperationCheck {
         result.events = trace.events
         return .success(result)
     }
+
+    /// How long a read of isFinished may take, during the answer's announcement, before it
+    /// counts as blocked: far longer than a read under an uncontended lock takes on a loaded
+    /// machine; a read that waits for the lock the announcing thread holds never ends before it.
+    static let announcementProbeSeconds = 1.0
 
     /// The same calls as `lifeInTurns`, on this thread, on throwaway operations.
     static func warmUp(_ make: @escaping Make) {
@@ -280,6 +324,12 @@ public enum AsyncOperationCheck {
         }
         if let failure = judgeFinished(seen) { return failure }
         if let failure = judgeAnnouncements(seen) { return failure }
+        if seen.blockedDuringAnnouncement == true {
+            return CheckFailure(announcesUnlocked, observed: Localized(
+                "While finish() was inside didChangeValue(forKey: \"isFinished\"), a read of isFinished from another thread was still blocked after \(announcementProbeSeconds) s: your code holds the lock its getters take across the announcement. Observers run inside didChangeValue and take locks of their own: on Linux, Foundation's waitUntilFinished() reads isFinished while it holds the lock that didChangeValue(forKey: \"isFinished\") takes next. Let both meet and each thread waits for the other for ever: the queue's waiter holds Foundation's lock and wants yours; finish() holds yours and wants Foundation's. Change the flags under the lock, unlock, then announce (willChangeValue before the lock, didChangeValue after the unlock).",
+                ja: "finish() が didChangeValue(forKey: \"isFinished\") の中にいる間、別のスレッドからの isFinished の読み取りは \(announcementProbeSeconds) 秒たっても止まったままでした。ゲッターが取るロックを、通知の間も持ち続けています。監視する側は didChangeValue の中で動き、自分のロックを取ります。Linux では、Foundation の waitUntilFinished() が、didChangeValue(forKey: \"isFinished\") が次に取るロックを持ったまま isFinished を読みます。2 つが出会うと、互いに相手を永久に待ちます。キューの待ち手は Foundation のロックを持ってあなたのロックを待ち、finish() はあなたのロックを持って Foundation のロックを待ちます。フラグはロックの下で変え、アンロックしてから通知しましょう（willChangeValue はロックの前、didChangeValue はアンロックの後）。"),
+                events: events)
+        }
         if let again = seen.afterSecondDone, again.executing || !again.finished {
             return CheckFailure(finishesOnce, observed: Localized(
                 "done was called a second time, and the operation changed: now \(again) (after the first done: \(seen.afterDone.map(String.init(describing:)) ?? "?")). finish() must do nothing the second time: remember under the lock that it ran, and return.",
@@ -287,7 +337,7 @@ public enum AsyncOperationCheck {
                 events: events)
         }
         if let entries = seen.announcementsAfterSecondDone {
-            // Darwin only: the second done must not announce anything again.
+            // Where announcements are seen: the second done must not announce anything again.
             let finishedDids = entries.filter { $0.key == "isFinished" && !$0.prior }.count
             if finishedDids > 1 {
                 return CheckFailure(finishesOnce, observed: Localized(
