@@ -119,6 +119,9 @@ let variants03: [VariantRegistration] = [
     .init("Worker.joinWithIf", "a join that waits with if instead of while", breaks: WorkerCheck.joinEveryTime) {
         WorkerCheck.run { WorkerVariant(.joinWithIf) }
     },
+    .init("Worker.waitsForWorkWithIf", "a thread that waits for work with if instead of while", breaks: WorkerCheck.waitsAgain) {
+        WorkerCheck.run { WorkerVariant(.waitsForWorkWithIf) }
+    },
     .init("Worker.isFinishedWithoutLock", "isFinished reading the flag without the lock", breaks: VerdictProperty.dataRace) {
         WorkerCheck.run { UnlockedFlagWorker() }
     },

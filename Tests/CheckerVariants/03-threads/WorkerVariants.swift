@@ -28,6 +28,9 @@ final class WorkerVariant: WorkerProtocol, @unchecked Sendable {  // all `var`s 
         case pollingJoin
         /// `join` waits with `if` instead of `while`: any wake-up lets it out.
         case joinWithIf
+        /// The thread waits for work with `if` instead of `while`; woken with no job, it takes
+        /// "no job" for "stopped" and ends.
+        case waitsForWorkWithIf
     }
     private let condition = NSCondition()
     private var jobs: [@Sendable () -> Void] = []
@@ -55,7 +58,11 @@ final class WorkerVariant: WorkerProtocol, @unchecked Sendable {  // all `var`s 
                     condition.lock()
                 }
             }
-            while jobs.isEmpty && accepting { condition.wait() }
+            if mistake == .waitsForWorkWithIf {
+                if jobs.isEmpty && accepting { condition.wait() }  // the mistake: one look, whatever woke it
+            } else {
+                while jobs.isEmpty && accepting { condition.wait() }
+            }
             if jobs.isEmpty {
                 finished = true
                 condition.broadcast()

@@ -64,6 +64,11 @@ public enum WorkerCheck {
         name: Localized("join returns for every caller", ja: "join はすべての呼び出し元に戻る"),
         rule: Localized("join returns once the worker has ended — for every thread that calls it, however many, and again each time it is called later.",
                         ja: "join はワーカーが終わったら戻る。呼んだスレッドが何本あっても、その後に何度呼ばれても。"))
+    public static let waitsAgain = Property(
+        id: "woken-without-work",
+        name: Localized("woken with no job, the thread waits again", ja: "ジョブなしで起こされたスレッドは、また待つ"),
+        rule: Localized("A wake-up that brings no job and no stop — a broadcast meant for another thread, or a spurious wake-up, which POSIX allows — leaves the worker's thread waiting for work: it looks again and waits again (`while`, not `if`).",
+                        ja: "ジョブも停止も伴わない起床（別のスレッド向けの broadcast や、POSIX が認めているスプリアスウェイクアップ）の後も、ワーカーのスレッドはジョブを待ち続ける。もう一度確かめて、また待つ（`if` ではなく `while`）。"))
     /// Fresh worker pairs the race probe runs its sequence on.
     static let probeRounds = 2
 
@@ -73,14 +78,18 @@ public enum WorkerCheck {
         PlatformProbe("polls-with-sleeps", Localized(
             "an idle worker or a join that polls with short sleeps instead of waiting on a condition (counted from the thread's wake-ups)",
             ja: "待機中のワーカーや join が条件変数で待たず、短いスリープを挟んでポーリングしていないか（スレッドの起床回数で数える）"), needs: [.threadObservation]),
+        PlatformProbe("woken-without-work", Localized(
+            "a wake-up with no job, given only once the worker's thread is seen asleep, and a new job only once it has gone back to sleep",
+            ja: "ワーカーのスレッドが眠っているのを確かめてから送る、ジョブのない起床と、スレッドが再び眠ってから投入する新しいジョブ"), needs: [.threadObservation]),
     ]
 
-        public static let properties = [inOrderOnOneThread, ownThread, returnsAtOnce, wakesIdle, sleepsWhileWaiting, finishedAfterWork, nothingStartsAfterCancel, joinEveryTime, Property.finishes]
+        public static let properties = [inOrderOnOneThread, ownThread, returnsAtOnce, wakesIdle, waitsAgain, sleepsWhileWaiting, finishedAfterWork, nothingStartsAfterCancel, joinEveryTime, Property.finishes]
 
     public static func run(_ make: @escaping @Sendable () -> any WorkerProtocol, options: CheckOptions = .init()) -> CheckResult {
         let failure = checkOrder(make(), options: options)
             ?? checkStopWhenIdle(make(), stop: .shutdown, options: options)
             ?? checkStopWhenIdle(make(), stop: .cancel, options: options)
+            ?? checkWokenWithoutWork(make(), options: options)
             ?? checkShutdown(make(), options: options)
             ?? checkCancel(make(), options: options)
             ?? checkStops(make(), in: [.shutdown, .cancel], options: options)
@@ -255,6 +264,70 @@ public enum WorkerCheck {
             return .deadlock(trace: log.trace, options: options, doing: Localized(
                 "join() after \(stop)() on an idle worker", ja: "ジョブ待ちのワーカーの \(stop)() の後の join()"))
         }
+    }
+
+    // MARK: 2b. Woken with no work
+
+    /// The worker idle after job 1; the check broadcasts on the answer's condition with nothing
+    /// changed — what a spurious wake-up does, or a broadcast meant for another waiter — then,
+    /// once the thread has woken and gone back to sleep (or ended), submits job 2, which must run.
+    /// A thread that waits with `if` takes the empty queue for a stop and ends (or takes a job
+    /// that is not there and crashes).
+    static func checkWokenWithoutWork(_ worker: any WorkerProtocol, options: CheckOptions) -> CheckFailure? {
+        let conditions = LearnerConditions(in: worker)
+        guard !conditions.isEmpty else { return nil }  // no condition of the answer's to broadcast on
+        let log = Log()
+        let ended = DispatchSemaphore(value: 0)
+        if let failure = returnsAtOnce(.verbatim("start(), submit()"), log, options: options, {
+            worker.start()
+            worker.submit(log.job(1, ended: ended))
+        }).failure { return failure }
+        guard ended.wait(timeout: .now() + options.deadlockSeconds) == .success else {
+            return .deadlock(trace: log.trace, options: options, doing: firstJobStarting)
+        }
+        let thread = log.lastKernelThread
+        waitUntilBlocked(thread)
+        log.trace.record(Localized("the worker is idle", ja: "ワーカーはジョブ待ち"))
+        let sleepsBefore = thread?.usage?.sleeps
+        log.trace.record(Localized("broadcast() from the check, nothing changed", ja: "チェックから broadcast()、状態は変えない"))
+        conditions.broadcast()
+        // Woken, it runs, looks, and sleeps again — or ends.
+        let threadEnded = wokeAndSleptAgain(thread, sleepsBefore: sleepsBefore)
+        log.trace.record(threadEnded ? Localized("the worker's thread has ended", ja: "ワーカーのスレッドが終了")
+                                     : Localized("the worker's thread is waiting again", ja: "ワーカーのスレッドは再び待機"))
+        let second = DispatchSemaphore(value: 0)
+        let submitted = returnsAtOnce(.verbatim("submit()"), log, options: options) { worker.submit(log.job(2, ended: second)) }
+        guard case let .success(accepted) = submitted else { return submitted.failure }
+        let ran = second.wait(timeout: .now() + options.deadlockSeconds) == .success
+        if !accepted || !ran {
+            let outcome = !accepted
+                ? Localized("submit(job 2) returned false", ja: "submit(ジョブ 2) は false を返した")
+                : Localized("submit(job 2) returned true, and job 2 had not run \(formatSeconds(options.deadlockSeconds).en) later", ja: "submit(ジョブ 2) は true を返したが、\(formatSeconds(options.deadlockSeconds).ja)後もジョブ 2 は実行されていなかった")
+            let end = threadEnded ? Localized(" — the worker's thread had ended after the wake-up", ja: "。起床の後、ワーカーのスレッドは終了していた") : Localized("", ja: "")
+            return CheckFailure(waitsAgain, observed: Localized(
+                "Job 1 ran and the worker's thread went back to waiting for work. The check then called broadcast() on your condition without changing anything, as a spurious wake-up (POSIX allows them) or a broadcast meant for another waiter would; then \(outcome.en)\(end.en). The wake-up was taken for a job or a stop. Wait for work in a loop that looks again after every wake-up: `while jobs.isEmpty && accepting { condition.wait() }`.",
+                ja: "ジョブ 1 が実行され、ワーカーのスレッドは再びジョブ待ちに戻りました。そこでチェックは、状態を何も変えずにあなたの条件変数に broadcast() を送りました。スプリアスウェイクアップ（POSIX が認めています）や、別の待ち手向けの broadcast と同じです。その後、\(outcome.ja)\(end.ja)。起床をジョブか停止の合図と取り違えています。ジョブは、起きるたびに確かめ直すループで待ちましょう: `while jobs.isEmpty && accepting { condition.wait() }`。"),
+                events: traceTail(log.trace.events))
+        }
+        if let failure = returnsAtOnce(.verbatim("shutdown()"), log, options: options, { worker.shutdown() }).failure { return failure }
+        return joined(worker, log, options: options)
+    }
+
+    /// Waits until `thread` has woken since `sleepsBefore` and is asleep again, or has ended;
+    /// true if it ended. Where the kernel cannot be asked, after a load-adaptive window.
+    static func wokeAndSleptAgain(_ thread: KernelThread?, sleepsBefore: Int?) -> Bool {
+        guard let thread, let sleepsBefore else {
+            observationWindow()
+            return false
+        }
+        var watch = KernelThread.BlockedWatch(thread)
+        var ended = false
+        pollUntil(seconds: 2) {
+            if thread.state == .gone { ended = true; return true }
+            guard let sleeps = thread.usage?.sleeps, sleeps > sleepsBefore else { return false }
+            return watch.look()
+        }
+        return ended || thread.state == .gone
     }
 
     // MARK: 3. Shutdown drains
