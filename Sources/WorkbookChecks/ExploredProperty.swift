@@ -55,8 +55,8 @@ public func checkExplored(
         if case let .blocked(step) = schedule.outcome {
             let who = schedule.steps.last?.who.localized ?? .verbatim("?")
             return CheckFailure(.finishes, observed: Localized(
-                "Step \(step) (\(who.en)) never gave its thread back: the code it ran waits for something only another task could give — a `DispatchSemaphore` or `DispatchGroup.wait()`, a lock held across an `await`, a busy loop. Async code must not block its thread: `await` what it waits for.",
-                ja: "ステップ \(step)（\(who.ja)）がスレッドを返しませんでした。そこで実行したコードが、別のタスクしか与えられないものを待っています（`DispatchSemaphore` や `DispatchGroup.wait()`、`await` をまたいで保持したロック、ビジーループ）。async のコードはスレッドをブロックしてはいけません。待つものは `await` しましょう。"),
+                "Step \(step) (\(who.en)) never gave its thread back: the code it ran blocked its thread — in a wait, a lock, a `sync` or a sleep — or looped, for something only another task could give. Async code must not block its thread: `await` what it waits for. The places where your code can block are listed below.",
+                ja: "ステップ \(step)（\(who.ja)）がスレッドを返しませんでした。そこで実行したコードが、別のタスクしか与えられないものを求めて、スレッドをブロックしたか（wait、ロック、`sync`、スリープ）、ループし続けています。async のコードはスレッドをブロックしてはいけません。待つものは `await` しましょう。あなたのコードでブロックし得る場所を下に示します。"),
                 tally: nil, schedule: schedule, exploredCase: number)
         }
         if isDeadlock(schedule) {

@@ -203,7 +203,8 @@ public struct ExerciseChecker: Sendable {
             let name = signal.map { describeSignal($0) } ?? Localized.verbatim("SIG\(kind)")
             return fail(exercise, VerdictProperty.crash, reason: Localized(
                 "your code crashed: \(name.en).", ja: "コードがクラッシュしました: \(name.ja)。"),
-                details: runtimeMessages(outcome.standardError, language: language, learnerFile: file, learnerFiles: learnerFiles), entry: entry, journal: journal)
+                details: runtimeMessages(outcome.standardError, language: language, learnerFile: file, learnerFiles: learnerFiles)
+                    + resumingPlaces(outcome.standardError, file), entry: entry, journal: journal)
         }
         switch outcome.termination {
         case .exited(NotStarted.exitCode):
@@ -230,7 +231,8 @@ public struct ExerciseChecker: Sendable {
         case let .signalled(signal):
             return fail(exercise, VerdictProperty.crash, reason: Localized(
                 "your code crashed: \(describeSignal(signal).en).", ja: "コードがクラッシュしました: \(describeSignal(signal).ja)。"),
-                details: runtimeMessages(outcome.standardError, language: language, learnerFile: file, learnerFiles: learnerFiles), entry: entry, journal: journal)
+                details: runtimeMessages(outcome.standardError, language: language, learnerFile: file, learnerFiles: learnerFiles)
+                    + resumingPlaces(outcome.standardError, file), entry: entry, journal: journal)
         case let .timedOut(seconds):
             return fail(exercise, VerdictProperty.timeLimit, reason: Localized(
                 "the check did not finish within \(Int(seconds)) s and was stopped: something blocks forever (a deadlock) or loops, outside the calls the check guards.",
@@ -255,6 +257,16 @@ public struct ExerciseChecker: Sendable {
                head: Localized(
                 "  Where your code waits (a deadlock is one of these waiting for ever; the other cause is a loop that never ends):",
                 ja: "  あなたのコードが待つ場所（デッドロックなら、このどれかが永久に待っています。もう一つの原因は終わらないループです）:"))
+    }
+
+    /// After the runtime's "tried to resume its continuation more than once": every place in the
+    /// learner's file that resumes — the crash's frames show the second resume only; the first
+    /// already returned.
+    func resumingPlaces(_ standardError: String, _ file: String) -> [String] {
+        guard standardError.contains("more than once") else { return [] }
+        return places(in: file, matching: #"\.resume\b"#, head: Localized(
+            "  Where your code resumes (the frames above show the second resume; the first is another of these, run earlier for the same continuation):",
+            ja: "  あなたのコードが再開する場所（上のフレームは 2 回目の再開です。1 回目は、同じ継続に対して先に実行された、このどれかです）:"))
     }
 
     /// Where the learner's file takes and releases its locks and announces changes — the order

@@ -44,10 +44,11 @@ func runtimeMessages(_ standardError: String, language: Language = .en, learnerF
     if explained { shown.removeAll { $0.contains("ERROR: ThreadSanitizer") } }
     guard let learnerFile else { return shown }
     let fileID = "Exercises/" + (learnerFile as NSString).lastPathComponent + ":"
+    var seenMapped = Set<String>()
     return shown.map { line in
         line.replacingOccurrences(of: #"(^|[ (])\#(NSRegularExpression.escapedPattern(for: fileID))"#,
                                   with: "$1" + NSRegularExpression.escapedTemplate(for: learnerFile + ":"), options: .regularExpression)
-    }
+    }.filter { seenMapped.insert($0).inserted }  // the runtime's line and TSan's copy of it read the same once mapped
 }
 
 /// `#3 $s9Exercises…F /…/exercises/Exercises/01-gcd/X.swift:12:5 (exercise-runner+0x…)` →

@@ -303,3 +303,25 @@ struct RacySharedResults: OrderedThumbnailsProtocol {
         return ordered.map { $0! }
     }
 }
+
+/// A sliding window that takes the ids from the end: the right results, in the right order, but
+/// the last id loads first.
+struct FromTheEndGallery: OrderedThumbnailsProtocol {
+    func thumbnails(for ids: [String], maxInFlight: Int, loader: ThumbnailLoader) async throws -> [Thumbnail] {
+        try await withThrowingTaskGroup(of: (Int, Thumbnail).self) { group in
+            var results = [Thumbnail?](repeating: nil, count: ids.count)
+            var waiting = Array(ids.enumerated())
+            for _ in 0..<min(maxInFlight, waiting.count) {
+                let (index, id) = waiting.removeLast()
+                group.addTask { (index, try await loader.thumbnail(for: id)) }
+            }
+            while let (index, thumbnail) = try await group.next() {
+                results[index] = thumbnail
+                if let (next, id) = waiting.popLast() {
+                    group.addTask { (next, try await loader.thumbnail(for: id)) }
+                }
+            }
+            return results.compactMap { $0 }
+        }
+    }
+}

@@ -65,6 +65,9 @@ let variants04: [VariantRegistration] = [
     .init("OrderedThumbnails.offByOne", "waits only when more than the limit run", breaks: OrderedThumbnailsCheck.limitRespected) {
         OrderedThumbnailsCheck.run { OffByOneGallery() }
     },
+    .init("OrderedThumbnails.fromTheEnd", "a sliding window that starts the loads from the last id", breaks: OrderedThumbnailsCheck.startsInOrder) {
+        OrderedThumbnailsCheck.run { FromTheEndGallery() }
+    },
     .init("OrderedThumbnails.batches", "batches of maxInFlight, each waiting for its slowest load", breaks: OrderedThumbnailsCheck.slotsKeptBusy) {
         OrderedThumbnailsCheck.run { BatchesGallery() }
     },

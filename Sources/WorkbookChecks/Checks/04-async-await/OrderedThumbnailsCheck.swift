@@ -26,11 +26,16 @@ public enum OrderedThumbnailsCheck {
         name: Localized("at most maxInFlight loads at once", ja: "同時のロードは maxInFlight 個まで"),
         rule: Localized("In every schedule, no more than `maxInFlight` loads run at once.",
                         ja: "どのスケジュールでも、同時に実行されるロードは `maxInFlight` 個を超えない。"))
+    public static let startsInOrder = Property(
+        id: "started-out-of-order",
+        name: Localized("loads start in the order of ids", ja: "ロードは ids の順に始まる"),
+        rule: Localized("Loads start in the order of `ids`: a later id never starts while an earlier one still waits for its turn.",
+                        ja: "ロードは `ids` の順に始まる。前の id が順番を待っている間に、後の id が始まることはない。"))
     public static let slotsKeptBusy = Property(
         id: "idle-slot",
         name: Localized("the next load starts as soon as one ends", ja: "1 つ終わればすぐ次のロードが始まる"),
-        rule: Localized("Loads start in the order of `ids`, and while ids are waiting `maxInFlight` loads run: when one ends the next starts at once — not after the whole batch, not one by one.",
-                        ja: "ロードは `ids` の順に始まり、待っている id がある間は `maxInFlight` 個のロードが実行される。1 つ終われば次がすぐ始まる。バッチ全体を待ったり、1 つずつ実行したりしない。"))
+        rule: Localized("While ids are waiting, `maxInFlight` loads run: when one ends the next starts at once — not after the whole batch, not one by one.",
+                        ja: "待っている id がある間は `maxInFlight` 個のロードが実行される。1 つ終われば次がすぐ始まる。バッチ全体を待ったり、1 つずつ実行したりしない。"))
     public static let failureThrown = Property(
         id: "error-lost",
         name: Localized("the first failure reaches the caller", ja: "最初の失敗が呼び出し元に届く"),
@@ -49,7 +54,7 @@ public enum OrderedThumbnailsCheck {
     /// Every part of this check runs on every platform.
     public static let platformProbes: [PlatformProbe] = []
 
-    public static let properties = [inputOrder, limitRespected, slotsKeptBusy, failureThrown, failureCancels, noStartAfterFailure,
+    public static let properties = [inputOrder, limitRespected, startsInOrder, slotsKeptBusy, failureThrown, failureCancels, noStartAfterFailure,
                                     Property.finishes, Property.freshState]
 
     static let budget = Explorer.Budget(maxSchedules: 3_000, maxSeconds: 0.35, foreignWaitSeconds: 0.5)
@@ -84,7 +89,7 @@ public enum OrderedThumbnailsCheck {
             if result.map(\.id) != ids { return brokenOutcome(inputOrder, returned(result)) }
             let twice = ids.filter { id in loader.events.filter { $0.id == id && $0.kind == .started }.count > 1 }
             if !twice.isEmpty { return brokenOutcome(inputOrder, Localized("loaded \(list(twice)) more than once", ja: "\(list(twice)) を 2 回以上ロードした")) }
-            if let early = startedAhead(loader.events, ids: ids) { return brokenOutcome(slotsKeptBusy, early) }
+            if let early = startedAhead(loader.events, ids: ids) { return brokenOutcome(startsInOrder, early) }
             let elapsed = milliseconds(loader.elapsed)
             if elapsed != end { return brokenOutcome(slotsKeptBusy, Localized("ended at \(elapsed) ms, at most \(loader.mostInFlight) at once", ja: "\(elapsed) ms に終了、同時に最大 \(loader.mostInFlight) 個")) }
             return ok
