@@ -22,7 +22,7 @@ extension Chapter01 {
             `DispatchQueue(label: "com.example.workbook.importer", qos: .utility, attributes: .initiallyInactive)` は、\
             ブロックを受け付けるものの `activate()` までは 1 つも実行しないシリアルキューを作ります。\
             その間に設定を済ませます（たとえば `setTarget(queue:)`。キューがアクティブになった後は変更できません）。\
-            呼び出し側は A を表示するブロックを投入し、B を表示してからキューの `activate()` を呼び、`sync {}` でキューを待って C を表示します。\
+            呼び出し元は A を表示するブロックを投入し、B を表示してからキューの `activate()` を呼び、`sync {}` でキューを待って C を表示します。\
             ラベルを逆 DNS 形式（自分の組織のドメインを逆順にして、その後にサブシステム名）にするのは、プロセス内のすべてのライブラリが 1 つの名前空間でキューに名前を付けるからです。\
             Apple のプラットフォームでは、デバッガや Instruments、クラッシュレポートに表示されるのがこのラベルです。\
             `qos:` はグローバルキューを選ばずに、キューのブロックに QoS（§5）を与えます。\
@@ -31,7 +31,7 @@ extension Chapter01 {
         prediction: .init(
             question: Localized(
                 "A block printing A goes to an inactive queue; the caller prints B, calls activate(), waits with sync {}, prints C. Order?",
-                ja: "A を表示するブロックを非アクティブなキューに投入し、呼び出し側は B を表示、activate() を呼び、sync {} で待って C を表示します。順番は？"),
+                ja: "A を表示するブロックを非アクティブなキューに投入し、呼び出し元は B を表示、activate() を呼び、sync {} で待って C を表示します。順番は？"),
             explanation: Localized(
                 "B A C, every time. The queue holds A until activate(); sync {} returns only after A has run, so C comes last.",
                 ja: "毎回 B A C です。キューは activate() まで A を保留し、sync {} は A の実行後にしか戻らないので、C が最後です。"),

@@ -17,8 +17,8 @@ extension Chapter01 {
             Every `suspend()` needs a matching `resume()`; releasing a suspended queue is a crash.
             """,
             ja: """
-            シリアルキューのブロック 1 は A を表示し、呼び出し側の合図を待ってから B を表示します。\
-            その間に呼び出し側はキューを一時停止（`suspend()`）し、ブロック 2（C を表示）を投入して S を表示します。\
+            シリアルキューのブロック 1 は A を表示し、呼び出し元の合図を待ってから B を表示します。\
+            その間に呼び出し元はキューを一時停止（`suspend()`）し、ブロック 2（C を表示）を投入して S を表示します。\
             続いてブロック 1 を終わらせてその終了を待ち、R を表示してからキューを再開（`resume()`）します。\
             `suspend()` は実行中のブロックを中断しないので、ブロック 1 はそれでも B を表示します。\
             止めるのは次のブロックの開始だけなので、ブロック 2 がずっと前からキューに入っていても、C が R より先に出ることはありません。\
@@ -28,7 +28,7 @@ extension Chapter01 {
         prediction: .init(
             question: Localized(
                 "Block 1 prints A, waits, prints B. Meanwhile the caller suspends the queue, submits block 2 (prints C), prints S, lets block 1 finish and waits for it, prints R, then resumes. Order?",
-                ja: "ブロック 1 は A を表示し、待ってから B を表示します。その間に呼び出し側はキューを一時停止（suspend()）し、ブロック 2（C を表示）を投入して S を表示、ブロック 1 を終わらせてその終了を待ち、R を表示してから再開（resume()）します。表示の順番は？"),
+                ja: "ブロック 1 は A を表示し、待ってから B を表示します。その間に呼び出し元はキューを一時停止（suspend()）し、ブロック 2（C を表示）を投入して S を表示、ブロック 1 を終わらせてその終了を待ち、R を表示してから再開（resume()）します。表示の順番は？"),
             explanation: Localized(
                 "A S B R C, every time. suspend() lets the running block 1 finish (B), but keeps block 2 from starting until resume(), which comes after R.",
                 ja: "毎回 A S B R C です。suspend() は実行中のブロック 1 を最後まで走らせます（B）が、ブロック 2 は resume() まで始まりません。resume() は R の後です。"),

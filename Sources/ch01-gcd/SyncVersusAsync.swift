@@ -17,9 +17,9 @@ extension Chapter01 {
             repeats the async part silently and counts both; neither is wrong.
             """,
             ja: """
-            呼び出し側は A を表示し、B を表示するブロックをシリアルキューに渡してから C を表示します（最初は `sync`、次に `async`）。\
+            呼び出し元は A を表示し、B を表示するブロックをシリアルキューに渡してから C を表示します（最初は `sync`、次に `async`）。\
             `queue.sync` はブロックの実行が終わるまで待つので、sync の部分は毎回 A B C になります。\
-            B のレーンに注目してください。呼び出し側はどうせ待つので、`sync` はブロックを呼び出し側のスレッドでそのまま実行することが多いのです。\
+            B のレーンに注目してください。呼び出し元はどうせ待つので、`sync` はブロックを呼び出し元のスレッドでそのまま実行することが多いのです。\
             `queue.async` はすぐに戻り、ブロックはあとでプールのスレッドで動きます。保証されているのは A が最初であることだけです。\
             B と C は順序の決まっていない 2 本のスレッドが表示するので、A B C も A C B も起こります。\
             どちらが多いかはコードではなくマシンの混み具合で決まるので、最後の集計では async の部分を表示せずに繰り返し、両方を数えます。どちらも間違いではありません。
@@ -27,10 +27,10 @@ extension Chapter01 {
         prediction: .init(
             question: Localized(
                 "ASYNC part: the caller prints A, calls queue.async { print B }, then prints C. In what order do the letters print?",
-                ja: "async の部分: 呼び出し側が A を表示し、queue.async { B を表示 } を呼び、C を表示します。表示の順番は？"),
+                ja: "async の部分: 呼び出し元が A を表示し、queue.async { B を表示 } を呼び、C を表示します。表示の順番は？"),
             explanation: Localized(
                 "Only A first is guaranteed. async returns at once, so the caller's C and the block's B run on two threads that nothing orders: ACB and ABC are both correct answers, and the tally shows how often each happened here. (With sync, B always comes before C: ABC.)",
-                ja: "保証されているのは A が最初であることだけです。async はすぐに戻るので、呼び出し側の C とブロックの B は順序の決まっていない 2 本のスレッドで動きます。ACB も ABC も正解で、ここでそれぞれどのくらい起きたかは集計でわかります。（sync なら B は必ず C より前、つまり ABC です。）"),
+                ja: "保証されているのは A が最初であることだけです。async はすぐに戻るので、呼び出し元の C とブロックの B は順序の決まっていない 2 本のスレッドで動きます。ACB も ABC も正解で、ここでそれぞれどのくらい起きたかは集計でわかります。（sync なら B は必ず C より前、つまり ABC です。）"),
             observe: { $0.noted("async") ?? "" },
             isPossible: { $0 == "ABC" || $0 == "ACB" })
     ) { context in
@@ -55,8 +55,8 @@ extension Chapter01 {
         printLetter("C")
         context.note("sync", syncOrder.current.joined())
         context.say(blockLane == callerLane
-            ? Localized("  B ran on \(blockLane), the caller's own thread.", ja: "  B は呼び出し側と同じスレッド \(blockLane) で実行されました。")
-            : Localized("  B ran on \(blockLane); the caller (\(callerLane)) waited.", ja: "  B は \(blockLane) で実行され、呼び出し側（\(callerLane)）は待っていました。"))
+            ? Localized("  B ran on \(blockLane), the caller's own thread.", ja: "  B は呼び出し元と同じスレッド \(blockLane) で実行されました。")
+            : Localized("  B ran on \(blockLane); the caller (\(callerLane)) waited.", ja: "  B は \(blockLane) で実行され、呼び出し元（\(callerLane)）は待っていました。"))
 
         context.say(Localized("async:", ja: "async:"))
         let group = DispatchGroup()

@@ -19,7 +19,7 @@ extension Chapter01 {
             The scenario creates all three from the main actor and reports where each ran.
             """,
             ja: """
-            どちらも後で動く処理を始め、呼び出し側はそのまま先へ進みます。違いは次のとおりです。\
+            どちらも後で動く処理を始め、呼び出し元はそのまま先へ進みます。違いは次のとおりです。\
             `Task {}` は作ったコードのアクターを引き継ぎます。メインアクター上で作ればメインアクター（ここではメインスレッド）で動きます。\
             `Task.detached {}` と `DispatchQueue.global().async {}` は何も引き継がず、プールのスレッドで動きます。\
             タスクは優先度とタスクローカル値も引き継ぎ、`await` で `value` を受け取れて `cancel()` もできるハンドルを返し、\

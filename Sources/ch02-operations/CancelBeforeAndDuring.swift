@@ -18,7 +18,7 @@ extension Chapter02 {
             Nothing interrupts a running operation: cancellation is cooperative.
             """,
             ja: """
-            パート 1: C は B に、B は A に依存しています。A の実行中に、呼び出し側はまだ始まっていない B をキャンセルします。\
+            パート 1: C は B に、B は A に依存しています。A の実行中に、呼び出し元はまだ始まっていない B をキャンセルします。\
             キューは B を始めますが、`start()` は `isCancelled` を見て `main()` を飛ばすので、B は何も処理せずに終了（`isFinished`）します。\
             C が待っているのは終了（`isFinished`）することだけなので、C は動きます。B が何もしなかったことは、`dependencies` とその `isCancelled` を見ない限り C にはわかりません。\
             タイミングにも注目してください。キャンセルされたオペレーションは自分の依存先を待つのをやめるので、A がまだ動いているうちに B が終わり、C が動きます。\

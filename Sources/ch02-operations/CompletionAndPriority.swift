@@ -20,9 +20,9 @@ extension Chapter02 {
             Priority reorders only operations that are waiting; it is not a dependency, and it never stops a running operation.
             """,
             ja: """
-            パート 1: オペレーション X には `completionBlock` があり、Y は X に依存しています。呼び出し側は両方を `waitUntilFinished: true` で追加します。\
+            パート 1: オペレーション X には `completionBlock` があり、Y は X に依存しています。呼び出し元は両方を `waitUntilFinished: true` で追加します。\
             完了ブロックは X が終わった後に動きますが、X の一部でも依存関係でもありません。キューはそれをどこかのスレッドに渡して先へ進みます。\
-            レーンを確かめてください。X と同じスレッドでしょうか？ Y が始まる前でしょうか、後でしょうか？ 呼び出し側が待ちから戻る前でしょうか、後でしょうか？\
+            レーンを確かめてください。X と同じスレッドでしょうか？ Y が始まる前でしょうか、後でしょうか？ 呼び出し元が待ちから戻る前でしょうか、後でしょうか？\
             この実行で何が見えても、どれも保証されていません。ですから完了ブロックで特定のスレッドが必要な状態（UI など）に触れてはいけませんし、\
             「次の段階を始める」なら完了ブロックではなく依存関係で書くべきです。\
             パート 2: 一度に 1 つしか動かさないキューを一時停止し（`isSuspended = true`）、L（`.veryLow`）、N（`.normal`）、H（`.veryHigh`）をこの順に追加してから再開します。\
@@ -91,7 +91,7 @@ extension Chapter02 {
             """,
             ja: """
               X は \(xLane) で、完了ブロックは \(completionLane)（\(sameThread ? "同じスレッド" : "別のスレッド")）で動きました。\
-            X の終了後で、Y の開始より\(completion < yBegin ? "前" : "後")、呼び出し側が待ちから戻るより\(completion < waitReturned ? "前" : "後")でした。
+            X の終了後で、Y の開始より\(completion < yBegin ? "前" : "後")、呼び出し元が待ちから戻るより\(completion < waitReturned ? "前" : "後")でした。
             """))
     }
 

@@ -22,7 +22,7 @@ extension Chapter02 {
             ja: """
             キューを毎回作る必要はありません。`OperationQueue.main` が最初から用意されています。\
             このキューは一度に 1 つのオペレーションだけを（`maxConcurrentOperationCount` は 1）、メインスレッドで動かします。UI のコードが使わなければならないスレッドです。\
-            呼び出し側（メインスレッドではない T1）が `operations` 個のオペレーション（M1、M2、…）をここに追加します。\
+            呼び出し元（メインスレッドではない T1）が `operations` 個のオペレーション（M1、M2、…）をここに追加します。\
             それぞれが自分のレーン、`Thread.isMainThread`、`OperationQueue.current`（実行中のオペレーションを開始したキュー）を報告します。\
             比べるために、自分で作ったキューでも 1 つ（Q1）動かし、T1 もオペレーションの外で `OperationQueue.current` を尋ねます。\
             タイムラインの `main` レーンと、そこでバーが決して重ならないことに注目してください。\
@@ -74,7 +74,7 @@ extension Chapter02 {
         let callerReport = PlaceReport(lane: caller, isMainThread: Thread.isMainThread, current: CurrentQueue.here())
 
         let main = OperationQueue.main
-        context.say(Localized("1) OperationQueue.main, as the caller (\(caller)) sees it:", ja: "1) 呼び出し側（\(caller)）から見た OperationQueue.main:"))
+        context.say(Localized("1) OperationQueue.main, as the caller (\(caller)) sees it:", ja: "1) 呼び出し元（\(caller)）から見た OperationQueue.main:"))
         context.show("  maxConcurrentOperationCount = \(main.maxConcurrentOperationCount)   qualityOfService = \(qosName(main.qualityOfService))")
         context.note("main max", String(main.maxConcurrentOperationCount))
         context.note("main qos", qosName(main.qualityOfService))

@@ -20,9 +20,9 @@ extension Chapter02 {
             """,
             ja: """
             オペレーションを動かす方法はキューだけではありません。`start()` を自分で呼ぶこともできます。\
-            パート 1: 呼び出し側 T1 が、どのキューにも追加していないオペレーションの `start()` を呼びます。\
-            `main()` のレーンと、T1 の「start() から戻った」がどこに来るかに注目してください。既定の `start()` はその場で、呼び出し側のスレッドで `main()` を呼ぶので、\
-            処理が終わるまで呼び出し側はブロックされます。中では `isExecuting` が true で、`OperationQueue.current` は nil です。開始したキューがないからです。\
+            パート 1: 呼び出し元 T1 が、どのキューにも追加していないオペレーションの `start()` を呼びます。\
+            `main()` のレーンと、T1 の「start() から戻った」がどこに来るかに注目してください。既定の `start()` はその場で、呼び出し元のスレッドで `main()` を呼ぶので、\
+            処理が終わるまで呼び出し元はブロックされます。中では `isExecuting` が true で、`OperationQueue.current` は nil です。開始したキューがないからです。\
             続いて T1 はもう一度 `start()` を呼びます。オペレーションは 1 回しか動きません。\
             パート 2: `upload` はまだ動いていない `compress` に依存しているので、`upload.isReady` は false です。\
             `start()` を呼ぶ前に `isReady` を確かめましょう。もっとよいのは両方をキューに入れることで、キューが依存先を待ってくれます。\
@@ -31,7 +31,7 @@ extension Chapter02 {
         prediction: .init(
             question: Localized(
                 "T1 calls start() on an operation that it never added to a queue. Which lane runs main(): T1 (the caller) or T2 (another thread)?",
-                ja: "T1 が、どのキューにも追加していないオペレーションの start() を呼びます。main() を動かすのはどのレーンでしょう？ T1（呼び出し側）か T2（別のスレッド）か。"),
+                ja: "T1 が、どのキューにも追加していないオペレーションの start() を呼びます。main() を動かすのはどのレーンでしょう？ T1（呼び出し元）か T2（別のスレッド）か。"),
             explanation: Localized(
                 "T1. start() is an ordinary method call: the default implementation calls main() on the calling thread and returns when main() has returned. Moving work to another thread is what a queue does; Apple's documentation of isAsynchronous says the same: an operation that is not asynchronous runs synchronously on the current thread.",
                 ja: "T1 です。start() は普通のメソッド呼び出しで、既定の実装は呼んだスレッドで main() を呼び、main() が戻ってから start() 自身も戻ります。処理を別のスレッドに移すのはキューの役目です。Apple の isAsynchronous のドキュメントにも、非同期でないオペレーションは現在のスレッドで同期的に動くとあります。"),
@@ -112,7 +112,7 @@ extension Chapter02 {
         context.note("finished after start", String(operation.isFinished))
         context.say(Localized(
             "  main() ran on \(seen.lane)\(seen.lane == caller ? ", the caller itself" : ""); start() returned \(returnedAfterMain ? "after" : "before") main() ended: the caller was blocked for the whole work.",
-            ja: "  main() は \(seen.lane == caller ? "\(seen.lane)（呼び出し側そのもの）" : "\(seen.lane) ")で動き、start() は main() の終わりより\(returnedAfterMain ? "後" : "前")に戻りました。呼び出し側は処理の間ずっとブロックされていたのです。"))
+            ja: "  main() は \(seen.lane == caller ? "\(seen.lane)（呼び出し元そのもの）" : "\(seen.lane) ")で動き、start() は main() の終わりより\(returnedAfterMain ? "後" : "前")に戻りました。呼び出し元は処理の間ずっとブロックされていたのです。"))
 
         operation.start()  // finished already: returns without calling main() (not drawn: nothing happens)
         context.note("main runs after second start", String(runs.current))
@@ -136,7 +136,7 @@ extension Chapter02 {
             upload.start()
         } else {
             context.say(Localized("  upload.isReady = false, so the caller does not call start(); it adds both to a queue instead.",
-                                  ja: "  upload.isReady = false なので、呼び出し側は start() を呼ばず、代わりに両方をキューに入れます。"))
+                                  ja: "  upload.isReady = false なので、呼び出し元は start() を呼ばず、代わりに両方をキューに入れます。"))
         }
         let queue = OperationQueue()
         let operations = [upload, compress]  // upload first: the dependency decides

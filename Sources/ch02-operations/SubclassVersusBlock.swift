@@ -19,8 +19,8 @@ extension Chapter02 {
             """,
             ja: """
             オペレーションは 1 つの処理を包むオブジェクトで、キューに実行させたり、依存関係を付けたり、キャンセルしたりできます。\
-            パート 1 は `Operation` のサブクラスです。入力は `init` で受け取り、処理は `main()` に書き、結果はプロパティに入れて、終わってから呼び出し側が読みます。\
-            状態フラグに注目してください。キューに入れる前は準備完了（`isReady`）、`main()` の中では `isExecuting` で、動いているのは呼び出し側（T1）ではなくキューのスレッド（T2 …）です。`main()` から戻ると `isFinished` になります。\
+            パート 1 は `Operation` のサブクラスです。入力は `init` で受け取り、処理は `main()` に書き、結果はプロパティに入れて、終わってから呼び出し元が読みます。\
+            状態フラグに注目してください。キューに入れる前は準備完了（`isReady`）、`main()` の中では `isExecuting` で、動いているのは呼び出し元（T1）ではなくキューのスレッド（T2 …）です。`main()` から戻ると `isFinished` になります。\
             パート 2 は `blocks` 個のクロージャを持つ `BlockOperation`（`addExecutionBlock`）です。\
             オペレーションが `isFinished` になるのはすべてのブロックが戻ってからなので、依存するオペレーションは最後のブロックが終わった後に始まります。\
             Apple の Foundation では 1 つの BlockOperation のブロックが複数のスレッドで同時に動くことがあります。この Foundation でどうなったかはタイムラインで確かめてください。\
@@ -51,7 +51,7 @@ extension Chapter02 {
         let result = checksum.checksum.map(String.init) ?? "nil"
         context.note("checksum", result)
         context.say(Localized("  The caller reads checksum = \(result) after the operation finished.",
-                              ja: "  呼び出し側は、オペレーションが終わってから `checksum` = \(result) を読みます。"))
+                              ja: "  呼び出し元は、オペレーションが終わってから `checksum` = \(result) を読みます。"))
 
         // Part two: one BlockOperation with several blocks, and a dependant.
         let blocks = context.knob("blocks")

@@ -18,8 +18,8 @@ extension Chapter02 {
             And "finished" means finished: a completion block may still be pending (scenario 8).
             """,
             ja: """
-            `operations` 個ずつの 3 つのバッチを、呼び出し側のスレッド T1 から追加します。\
-            バッチ 1: `addOperations(batch, waitUntilFinished: false)` はキューに入れたらすぐに戻ります。呼び出し側は、その瞬間にまだ終わっていなかった数を数えます。\
+            `operations` 個ずつの 3 つのバッチを、呼び出し元のスレッド T1 から追加します。\
+            バッチ 1: `addOperations(batch, waitUntilFinished: false)` はキューに入れたらすぐに戻ります。呼び出し元は、その瞬間にまだ終わっていなかった数を数えます。\
             バッチ 2: `waitUntilFinished: true` はバッチのすべてのオペレーションが終わるまで T1 をブロックします。タイムラインでは T1 のバーが処理全体を覆い、戻ったときに終わっていないものはありません。\
             バッチ 3 は待たずに追加し、それから `waitUntilAllOperationsAreFinished()` で、誰が追加したものであれキューが空になるまで待ちます。\
             ブロックすることこそが目的であり、危険でもあります。メインスレッドで待ってはいけません（UI が固まります）。\
