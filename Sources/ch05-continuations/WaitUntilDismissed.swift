@@ -162,7 +162,7 @@ extension Chapter05 {
             3) `presentAndWaitCancellable(_:)` adds `withTaskCancellationHandler`: `onCancel` runs on the canceller's thread, not on the main actor, so it hops to the main actor to dismiss the screen, \
             and the dismiss handler, the one place that resumes, ends the wait. \
             4) The fake's `onDismiss` is a once-only signal; UIKit's `viewDidDisappear(_:)` is not. The screen also has a disappear hook like it, which runs whenever the screen leaves the window. \
-            Code that resumes from it is counted here: an alert presented full screen over settings calls it (settings is still up: too early), dismissing settings calls it again (a second resume traps), \
+            Code that resumes from it is counted here: a passcode screen presented full screen over settings calls it (settings is still up: too early), dismissing settings calls it again (a second resume traps), \
             and a presentation UIKit refuses ("already presenting") never calls it (the caller waits for ever). \
             5) `presentAndWaitUntilGone(_:)` resumes from the same hook safely: only when `isBeingDismissed` is true, after clearing the hook, and at once with `false` when the screen was never presented.
             """,
@@ -177,7 +177,7 @@ extension Chapter05 {
             3) `presentAndWaitCancellable(_:)` は `withTaskCancellationHandler` を加えます。`onCancel` はメインアクターではなくキャンセルした側のスレッドで動くので、\
             メインアクターへ移って画面を閉じます。そして、再開する唯一の場所である `onDismiss` ハンドラが待ちを終わらせます。\
             4) フェイクの `onDismiss` は 1 回だけ来る合図ですが、UIKit の `viewDidDisappear(_:)` は違います。画面には同じ性質の「消えたときのフック」もあり、画面がウィンドウから外れるたびに呼ばれます。\
-            このフックで再開するコードの再開回数を数えます。設定画面の上にアラートをフルスクリーンで表示すると呼ばれ（設定画面はまだ表示中なので早すぎる）、設定画面を閉じるともう一度呼ばれ（2 回目の再開はクラッシュする）、\
+            このフックで再開するコードの再開回数を数えます。設定画面の上にパスコード画面をフルスクリーンで表示すると呼ばれ（設定画面はまだ表示中なので早すぎる）、設定画面を閉じるともう一度呼ばれ（2 回目の再開はトラップする）、\
             UIKit が拒否する表示（「すでに別の画面を表示中」）では一度も呼ばれません（呼び出し元はいつまでも待つ）。\
             5) `presentAndWaitUntilGone(_:)` は同じフックから安全に再開します。`isBeingDismissed` が true のときだけ、フックを消してから再開し、画面が表示されなかったときはすぐに `false` で終えます。
             """),
@@ -318,7 +318,7 @@ extension Chapter05 {
                 context.trace.record(.verbatim("resume() #\(resumes)"), lane: hookLane)
             }
             presenter.present(settings, animated: true)
-            presenter.cover(with: FakeScreen(title: "alert"))       // an alert over settings
+            presenter.cover(with: FakeScreen(title: "passcode"))    // full screen over settings
             presenter.dismissCover()
             presenter.dismiss(settings, animated: true)
             settings.onDisappear = nil
@@ -337,8 +337,8 @@ extension Chapter05 {
         context.note("hook: first resume while shown", String(firstWhileUp))
         context.note("hook: resumes when refused", String(resumesWhenRefused))
         context.say(Localized(
-            "  The hook resumed \(resumes) times: when the alert covered settings (settings still shown: \(firstWhileUp) — too early), and when settings was dismissed (a second resume traps). A refused presentation: \(resumesWhenRefused) resumes — the caller would wait for ever.",
-            ja: "  フックは \(resumes) 回再開した。アラートが設定画面を覆ったとき（設定画面はまだ表示中: \(firstWhileUp)。早すぎる）と、設定画面が閉じられたとき（2 回目の再開はクラッシュする）。表示が拒否されたとき: 再開 \(resumesWhenRefused) 回。呼び出し元はいつまでも待つ。"))
+            "  The hook resumed \(resumes) times: when the passcode screen covered settings (settings still shown: \(firstWhileUp) — too early), and when settings was dismissed (a second resume traps). A refused presentation: \(resumesWhenRefused) resumes — the caller would wait for ever.",
+            ja: "  フックは \(resumes) 回再開した。パスコード画面が設定画面を覆ったとき（設定画面はまだ表示中: \(firstWhileUp)。早すぎる）と、設定画面が閉じられたとき（2 回目の再開はトラップする）。表示が拒否されたとき: 再開 \(resumesWhenRefused) 回。呼び出し元はいつまでも待つ。"))
     }
 
     // MARK: 5) Once only, from the dismissal, and never from a refused presentation
@@ -355,7 +355,7 @@ extension Chapter05 {
             return shown
         }
         try await presenter.shown.wait(notShown)
-        await MainActor.run { presenter.cover(with: FakeScreen(title: "alert")) }
+        await MainActor.run { presenter.cover(with: FakeScreen(title: "passcode")) }
         // A main-actor round trip: a task the cover had resumed would have run by now.
         let continuedWhileCovered = await MainActor.run { continued.current }
         await MainActor.run {
@@ -377,7 +377,7 @@ extension Chapter05 {
         context.note("once: shown", String(shown))
         context.note("once: shown when refused", String(shownWhenRefused))
         context.say(Localized(
-            "  Covered by the alert: the task continued: \(continuedWhileCovered). Dismissed: \(resumes) resume, shown=\(shown). Refused (login was up): the call returned at once, shown=\(shownWhenRefused).",
-            ja: "  アラートに覆われたとき: タスクは先へ進んだ: \(continuedWhileCovered)。閉じられたとき: 再開 \(resumes) 回、shown=\(shown)。拒否されたとき（ログイン画面が表示中）: 呼び出しはすぐに戻った、shown=\(shownWhenRefused)。"))
+            "  Covered by the passcode screen: the task continued: \(continuedWhileCovered). Dismissed: \(resumes) resume, shown=\(shown). Refused (login was up): the call returned at once, shown=\(shownWhenRefused).",
+            ja: "  パスコード画面に覆われたとき: タスクは先へ進んだ: \(continuedWhileCovered)。閉じられたとき: 再開 \(resumes) 回、shown=\(shown)。拒否されたとき（ログイン画面が表示中）: 呼び出しはすぐに戻った、shown=\(shownWhenRefused)。"))
     }
 }

@@ -185,6 +185,7 @@ public struct ExerciseChecker: Sendable {
                  learnerFolder: String = "exercises/Exercises/", raceDetectorExpected: Bool = true, journal: String? = nil) -> Verdict {
         let lines = outcome.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let report = lines.filter { !$0.hasPrefix(RunnerProtocol.verdictMarker) && !$0.hasPrefix(NotStarted.marker)
+            && !$0.hasPrefix(RunnerProtocol.doingMarker + " ")
             && !$0.hasPrefix(RunnerProtocol.raceDetectorOffMarker) && !$0.hasPrefix(PlatformProbes.notRunMarker + " ") }
             .joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
         let marker = lines.last { $0.hasPrefix(RunnerProtocol.verdictMarker) }?.split(separator: " ").map(String.init) ?? []
@@ -204,7 +205,7 @@ public struct ExerciseChecker: Sendable {
             return fail(exercise, VerdictProperty.crash, reason: Localized(
                 "your code crashed: \(name.en).", ja: "コードがクラッシュしました: \(name.ja)。"),
                 details: runtimeMessages(outcome.standardError, language: language, learnerFile: file, learnerFiles: learnerFiles)
-                    + resumingPlaces(outcome.standardError, file), entry: entry, journal: journal)
+                    + resumingPlaces(outcome.standardError, file) + checkWasDoing(lines), entry: entry, journal: journal)
         }
         switch outcome.termination {
         case .exited(NotStarted.exitCode):
@@ -232,7 +233,7 @@ public struct ExerciseChecker: Sendable {
             return fail(exercise, VerdictProperty.crash, reason: Localized(
                 "your code crashed: \(describeSignal(signal).en).", ja: "コードがクラッシュしました: \(describeSignal(signal).ja)。"),
                 details: runtimeMessages(outcome.standardError, language: language, learnerFile: file, learnerFiles: learnerFiles)
-                    + resumingPlaces(outcome.standardError, file), entry: entry, journal: journal)
+                    + resumingPlaces(outcome.standardError, file) + checkWasDoing(lines), entry: entry, journal: journal)
         case let .timedOut(seconds):
             return fail(exercise, VerdictProperty.timeLimit, reason: Localized(
                 "the check did not finish within \(Int(seconds)) s and was stopped: something blocks forever (a deadlock) or loops, outside the calls the check guards.",
@@ -257,6 +258,14 @@ public struct ExerciseChecker: Sendable {
                head: Localized(
                 "  Where your code waits (a deadlock is one of these waiting for ever; the other cause is a loop that never ends):",
                 ja: "  あなたのコードが待つ場所（デッドロックなら、このどれかが永久に待っています。もう一つの原因は終わらないループです）:"))
+    }
+
+    /// The last thing the check said it was doing to the answer before the crash, if it said one.
+    func checkWasDoing(_ standardOutput: [String]) -> [String] {
+        guard let line = standardOutput.last(where: { $0.hasPrefix(RunnerProtocol.doingMarker + " ") }) else { return [] }
+        let parts = line.dropFirst(RunnerProtocol.doingMarker.count + 1).split(separator: "\t", maxSplits: 1).map(String.init)
+        let what = Localized(parts.first ?? "", ja: parts.count > 1 ? parts[1] : parts.first ?? "")
+        return [t(Localized("  It crashed after the check had \(what.en).", ja: "  クラッシュの直前に、チェックは\(what.ja)。"))]
     }
 
     /// After the runtime's "tried to resume its continuation more than once": every place in the

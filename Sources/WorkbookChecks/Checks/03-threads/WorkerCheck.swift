@@ -226,8 +226,9 @@ public enum WorkerCheck {
 
     // MARK: 2. Stopping an idle worker
 
-    static func checkStopWhenIdle(_ worker: any WorkerProtocol, stop: Stop, options: CheckOptions) -> CheckFailure? {
-        let log = Log()
+    /// Starts the worker, runs job 1 and returns once its thread is back to waiting for work
+    /// (seen asleep, where the kernel can be asked).
+    static func idleAfterOneJob(_ worker: any WorkerProtocol, _ log: Log, options: CheckOptions) -> CheckFailure? {
         let ended = DispatchSemaphore(value: 0)
         if let failure = returnsAtOnce(.verbatim("start(), submit()"), log, options: options, {
             worker.start()
@@ -239,6 +240,12 @@ public enum WorkerCheck {
         // Job 1 has returned; the worker's thread goes back to waiting for work.
         waitUntilBlocked(log.lastKernelThread)
         log.trace.record(Localized("the worker is idle", ja: "ワーカーはジョブ待ち"))
+        return nil
+    }
+
+    static func checkStopWhenIdle(_ worker: any WorkerProtocol, stop: Stop, options: CheckOptions) -> CheckFailure? {
+        let log = Log()
+        if let failure = idleAfterOneJob(worker, log, options: options) { return failure }
         if stop == .shutdown, let polling = pollingWhileIdle(log.lastKernelThread, who: Localized("The worker's thread had no work", ja: "ワーカーのスレッドはジョブがなく")) {
             log.trace.record(Localized("the worker's thread polls", ja: "ワーカーのスレッドがポーリング"))
             return CheckFailure(sleepsWhileWaiting, observed: Localized(
@@ -277,19 +284,13 @@ public enum WorkerCheck {
         let conditions = LearnerConditions(in: worker)
         guard !conditions.isEmpty else { return nil }  // no condition of the answer's to broadcast on
         let log = Log()
-        let ended = DispatchSemaphore(value: 0)
-        if let failure = returnsAtOnce(.verbatim("start(), submit()"), log, options: options, {
-            worker.start()
-            worker.submit(log.job(1, ended: ended))
-        }).failure { return failure }
-        guard ended.wait(timeout: .now() + options.deadlockSeconds) == .success else {
-            return .deadlock(trace: log.trace, options: options, doing: firstJobStarting)
-        }
+        if let failure = idleAfterOneJob(worker, log, options: options) { return failure }
         let thread = log.lastKernelThread
-        waitUntilBlocked(thread)
-        log.trace.record(Localized("the worker is idle", ja: "ワーカーはジョブ待ち"))
         let sleepsBefore = thread?.usage?.sleeps
         log.trace.record(Localized("broadcast() from the check, nothing changed", ja: "チェックから broadcast()、状態は変えない"))
+        RunnerProtocol.doing(Localized(
+            "woken the idle worker's thread with a broadcast() on your condition and no job — as a spurious wake-up, which POSIX allows, would: a thread that waits with `if` goes on as if a job were there",
+            ja: "ジョブ待ちのワーカーのスレッドを、ジョブなしで、あなたの条件変数への broadcast() で起こしたところでした。POSIX が認めているスプリアスウェイクアップと同じです。`if` で待つスレッドは、ジョブがあるものとして先へ進みます"))
         conditions.broadcast()
         // Woken, it runs, looks, and sleeps again — or ends.
         let threadEnded = wokeAndSleptAgain(thread, sleepsBefore: sleepsBefore)
