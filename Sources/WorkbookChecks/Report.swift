@@ -28,7 +28,7 @@ public enum Report {
         let argument = "\(number):\(token)"
         return Localized(
             "This schedule alone, after an edit: `swift run exercise-runner \(exercise) --replay \(argument)`, or `replay \(exercise) \(argument)` in the chapter program.",
-            ja: "修正後にこのスケジュールだけを実行するには `swift run exercise-runner \(exercise) --replay \(argument)`、またはチャプタープログラムで `replay \(exercise) \(argument)`。")
+            ja: "修正後にこのスケジュールだけを実行するには `swift run exercise-runner \(exercise) --replay \(argument)`、または章のプログラムで `replay \(exercise) \(argument)`。")
     }
 
     /// A failing verdict's report, no wider than `terminal.width` where words allow: paragraphs
@@ -81,7 +81,7 @@ public enum Report {
                 } else {
                     lines.append(t(Localized("  This schedule alone, after an edit:", ja: "  修正後にこのスケジュールだけを実行するには:")))
                     lines.append("    " + commands[0])
-                    lines.append(t(Localized("  or, in the chapter program:", ja: "  またはチャプタープログラムで:")))
+                    lines.append(t(Localized("  or, in the chapter program:", ja: "  または章のプログラムで:")))
                     lines.append("    " + commands[1])
                 }
             } else {

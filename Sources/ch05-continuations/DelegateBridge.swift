@@ -203,7 +203,7 @@ extension Chapter05 {
             1) 要求を 1 つ出し、その後デリゲートをさらに `late` 回呼びます（センサーは何度も報告することがあります）。最初の呼び出しが呼び出し元を再開し、\
             後の呼び出しは nil を見つけて無視されます。数えるだけで、再開はしません。\
             2) 1 つ目が待っている間に 2 つ目の `currentLocation()`: すぐに `.requestInFlight` で断られます。センサーへの要求は 1 回だけで、1 つ目の呼び出し元が位置を受け取ります。\
-            3) 上書きするとどうなるかを、子プロセスでエクスプローラの下で: 考慮の足りないブリッジは新しい継続を古い継続の上にそのまま保存します。\
+            3) 上書きするとどうなるかを、子プロセスでエクスプローラの制御下で: 考慮の足りないブリッジは新しい継続を古い継続の上にそのまま保存します。\
             古い継続は再開されないまま破棄され（その瞬間にランタイムがリークのメッセージを出力します）、その呼び出し元は永遠に待ち、2 番目の呼び出し元が位置を受け取ります。\
             4) クリアしないとどうなるかを、子プロセスで: 同じ考慮の足りないブリッジはデリゲートが呼ばれるたびに再開します。2 つ目の位置が同じ継続をもう一度再開し、子プロセスはトラップします。
             """),
@@ -322,7 +322,7 @@ extension Chapter05 {
     private static func overwriteInChild(_ context: ScenarioContext) {
         context.say(Localized(
             "3) A careless bridge that overwrites — in a child process, under the explorer (ch05-continuations --child \(overwrittenContinuationChildName)):",
-            ja: "3) 上書きする考慮の足りないブリッジ — 子プロセスで、エクスプローラの下で（ch05-continuations --child \(overwrittenContinuationChildName)）:"))
+            ja: "3) 上書きする考慮の足りないブリッジ — 子プロセスで、エクスプローラの制御下で（ch05-continuations --child \(overwrittenContinuationChildName)）:"))
         guard let outcome = context.runBridgeChild(overwrittenContinuationChildName) else { return }
         context.showSteps(BridgeStep.decode(outcome.standardOutput))
         context.say(Localized("  The runtime, on the child's standard error:", ja: "  ランタイムが子プロセスの標準エラーに出力したもの:"))

@@ -81,7 +81,7 @@ extension Chapter05 {
             ja: """
             サービスのハンドラは `(Data?, Error?)` を受け取ります。ブリッジはエラーがあればエラーで、なければデータがあればデータで再開します。\
             しかし、型が `(nil, nil)` も許すことを忘れています。サービスは "p3" に対してそれ（空の応答）を送ります。この経路では誰も `resume` を呼びません。\
-            1) 子プロセス（`ch05-continuations --child \(leakedContinuationChildName)`）で、エクスプローラの下で実行します。呼び出し元が "p1"、次に "p3" を待ち、\
+            1) 子プロセス（`ch05-continuations --child \(leakedContinuationChildName)`）で、エクスプローラの制御下で実行します。呼び出し元が "p1"、次に "p3" を待ち、\
             サービスは自分のタスクからコールバックします。"p3" のハンドラが戻ると、もう誰も継続を持っていません。\
             ランタイムは継続を破棄し、標準エラーにメッセージを出力します。ここにはそのまま引用します。\
             このメッセージは呼び出し元を起こしません。呼び出し元は永遠にサスペンドしたままです。スレッドは占有せず、エラーもクラッシュもありません。\
@@ -111,7 +111,7 @@ extension Chapter05 {
 
     private static func leakInChild(_ context: ScenarioContext) {
         context.say(Localized("1) await thumbnailData(for: \"p1\"), then \"p3\" — in a child process, under the explorer:",
-                              ja: "1) await thumbnailData(for: \"p1\")、続けて \"p3\" — 子プロセスで、エクスプローラの下で:"))
+                              ja: "1) await thumbnailData(for: \"p1\")、続けて \"p3\" — 子プロセスで、エクスプローラの制御下で:"))
         guard let outcome = context.runBridgeChild(leakedContinuationChildName) else { return }
         let lane = childProcessLane
         let steps = BridgeStep.decode(outcome.standardOutput)

@@ -24,7 +24,7 @@ public enum CompletionToAsyncCheck {
         id: "error-lost",
         name: Localized("every error reaches the caller", ja: "すべてのエラーが呼び出し元に届く"),
         rule: Localized("Each failure reaches the caller as the rules name it: the server's own error as it is, `CancellationError` when the call was cancelled before the server replied, `ThumbnailError.badID` for a status code other than 200, `ThumbnailError.badImage` for bytes that are not an image or an image with no thumbnail.",
-                        ja: "失敗はルールどおりの名前で呼び出し元に届く。サーバー自身のエラーはそのまま、サーバーが応答する前にキャンセルされた呼び出しは `CancellationError`、200 以外のステータスコードは `ThumbnailError.badID`、画像でないバイト列やサムネイルを作れない画像は `ThumbnailError.badImage`。"))
+                        ja: "失敗は決められたとおりのエラーとして呼び出し元に届く。サーバー自身のエラーはそのまま、サーバーが応答する前にキャンセルされた呼び出しは `CancellationError`、200 以外のステータスコードは `ThumbnailError.badID`、画像でないバイト列やサムネイルを作れない画像は `ThumbnailError.badImage`。"))
     public static let neverLeftWaiting = Property(
         id: "left-waiting",
         name: Localized("no path leaves the caller waiting", ja: "呼び出し元を待たせたままにする経路がない"),
@@ -216,7 +216,7 @@ public enum CompletionToAsyncCheck {
 
     static let leftWaiting = Localized(
         "A continuation that is not resumed on some path, or a wait for something that never comes.",
-        ja: "ある経路で再開されない継続か、来ないものを待っています。")
+        ja: "原因は、ある経路で再開されない継続か、決して来ないものを待つ処理です。")
 
     static func replyText(_ reply: ThumbnailServer.Reply) -> Localized {
         switch reply {

@@ -32,9 +32,9 @@ public enum DelegateBridgeCheck {
                         ja: "プロバイダが報告すれば（後で、または `requestLocation()` の中ですぐに）、保存した継続が再開され、`currentLocation()` は戻るかスローする。"))
     public static let busyWhileInFlight = Property(
         id: "overwritten",
-        name: Localized("a request in flight is never overwritten", ja: "実行中の要求を上書きしない"),
+        name: Localized("a request in flight is never overwritten", ja: "進行中の要求を上書きしない"),
         rule: Localized("While a request is in flight, another `currentLocation()` throws `LocationError.busy` at once; the first request goes on and gets its location.",
-                        ja: "要求の実行中に呼ばれた別の `currentLocation()` はすぐに `LocationError.busy` をスローする。最初の要求はそのまま続き、自分の位置を受け取る。"))
+                        ja: "要求が進行中のときに呼ばれた別の `currentLocation()` はすぐに `LocationError.busy` をスローする。最初の要求はそのまま続き、自分の位置を受け取る。"))
     public static let readyAgain = Property(
         id: "not-cleared",
         name: Localized("once answered, the next request is accepted", ja: "答えた後は次の要求を受け付ける"),
@@ -156,7 +156,7 @@ public enum DelegateBridgeCheck {
                                  ja: "先に来た要求が継続を持ち続けて位置を受け取り、断られるのは後から来た要求だけです。")
             }
             return Localized("Before storing, look whether a request is in flight — in the same locked step that stores — and if so resume the newcomer's continuation throwing `LocationError.busy` at once, leaving the stored one alone.",
-                             ja: "保存する前に、保存と同じロックの中で実行中の要求があるか確かめましょう。あれば、保存済みの継続には触れず、新しく来た継続をすぐに `LocationError.busy` をスローして再開します。")
+                             ja: "保存する前に、保存と同じロックの中で進行中の要求があるか確かめましょう。あれば、保存済みの継続には触れず、新しく来た継続をすぐに `LocationError.busy` をスローして再開します。")
         }) {
             // Every request gets `harbour`, so a bridge that also asks the provider for the request
             // it turns away is judged the same (its stray report answers whichever is waiting).
@@ -234,7 +234,7 @@ public enum DelegateBridgeCheck {
         switch property.id {
         case busyWhileInFlight.id:
             Localized("A request in flight lost its continuation: the newcomer's replaced it in the slot, and nothing will ever resume the first. Turn the newcomer away with `LocationError.busy` instead.",
-                      ja: "実行中の要求が継続を失いました。新しく来た継続が枠の中身を置き換え、最初の継続を再開するものはもうありません。代わりに、新しく来た要求を `LocationError.busy` で断りましょう。")
+                      ja: "進行中の要求が継続を失いました。新しく来た継続が枠の中身を置き換え、最初の継続を再開するものはもうありません。代わりに、新しく来た要求を `LocationError.busy` で断りましょう。")
         case readyAgain.id:
             Localized("The second request was never answered: something of the first — the continuation, an \"answered\" flag — was left behind and made the provider's report for the second go nowhere. Clear it when you resume.",
                       ja: "2 つ目の要求に答えが返りませんでした。最初の要求の何か（継続や「答えた」フラグ）が残っていて、2 つ目へのプロバイダの報告が行き場を失っています。再開する時に消しましょう。")

@@ -22,7 +22,7 @@ public enum WrapCallbackAPICheck {
                         ja: "読めるバイト列なら、`forecast(for:)` はその都市についてクライアントが送ったバイト列の `Forecast(data:)` を返す。"))
     public static let errorsAsTheRulesSay = Property(
         id: "error-lost",
-        name: Localized("every failure reaches the caller as the rules name it", ja: "すべての失敗がルールどおりの名前で呼び出し元に届く"),
+        name: Localized("every failure reaches the caller as the rules name it", ja: "すべての失敗が決められたとおりのエラーとして呼び出し元に届く"),
         rule: Localized("The client's own error is thrown as it is, `(nil, nil)` throws `ForecastError.noForecast`, bytes that are not a forecast throw `ForecastError.unreadable`.",
                         ja: "クライアント自身のエラーはそのままスローし、`(nil, nil)` は `ForecastError.noForecast`、予報でないバイト列は `ForecastError.unreadable` をスローする。"))
     public static let neverLeftWaiting = Property(
@@ -79,9 +79,9 @@ public enum WrapCallbackAPICheck {
         let answer = answerText(reply)
         let call = cached
             ? Localized("`try await forecast(for: \"\(city)\")`, the client answering \(answer.en) at once (cached)",
-                        ja: "`try await forecast(for: \"\(city)\")`、クライアントはすぐに（キャッシュから）\(answer.ja) で答える")
+                        ja: "`try await forecast(for: \"\(city)\")`（クライアントはキャッシュからすぐに \(answer.ja) で答えます）")
             : Localized("`try await forecast(for: \"\(city)\")`, the client answering \(answer.en) later, from its own task",
-                        ja: "`try await forecast(for: \"\(city)\")`、クライアントは後で自分のタスクから \(answer.ja) で答える")
+                        ja: "`try await forecast(for: \"\(city)\")`（クライアントは後で自分のタスクから \(answer.ja) で答えます）")
         return checkExplored(reply == .forecast ? returnsForecast : errorsAsTheRulesSay, title: call, deadlock: neverLeftWaiting,
                              leftWaiting: leftWaiting, observed: { got in
             observed(call, want: want, got: got, reply: reply)
