@@ -40,7 +40,7 @@ struct DroppingLines: AsyncSequence {
             await Task.yield()
             sent += 1
             guard sent <= 2 else {
-                trace.record(Localized("next() throws .connectionLost", ja: "next() が .connectionLost を投げる"), lane: lane)
+                trace.record(Localized("next() throws .connectionLost", ja: "next() が .connectionLost をスローする"), lane: lane)
                 throw StreamError.connectionLost
             }
             trace.record(.verbatim("next() → \"line \(sent)\""), lane: lane)
@@ -65,9 +65,9 @@ extension Chapter06 {
             """,
             ja: """
             `AsyncSequence` は、イテレータの `next()` が `async` であるシーケンスです。`for await x in sequence` は `next()` を呼んで待ち、本体を実行し、また尋ねます。\
-            `next()` が `nil` を返すとループは終わります。`next()` が投げる可能性のあるシーケンスは `for try await` で回し、そのエラーは `try` の所でループを抜けます。\
+            `next()` が `nil` を返すとループは終わります。`next()` がスローする可能性のあるシーケンスは `for try await` で回し、そのエラーは `try` の所でループを抜けます。\
             `break` はループを抜け、`next()` はもう呼ばれません。\
-            1) 自作のシーケンス `Countdown(start: 3)`。2) 2 行を渡した後 `.connectionLost` を投げる `DroppingLines`。接続が切れた時の `url.lines` と同じです。\
+            1) 自作のシーケンス `Countdown(start: 3)`。2) 2 行を渡した後 `.connectionLost` をスローする `DroppingLines`。接続が切れた時の `url.lines` と同じです。\
             3) `Countdown(start: 5)` を 2 つ目の値の後で `break`。トレースにはイテレータ側とループ側が見えます。
             """),
         prediction: .init(
@@ -105,7 +105,7 @@ extension Chapter06 {
         }
         context.note("lines", lines.joined(separator: ","))
         context.say(Localized("2) for try await line in DroppingLines(): \(lines.count) lines, then the loop threw \(context.noted("lines error") ?? "nothing").",
-                              ja: "2) `for try await line in DroppingLines()`: \(lines.count) 行の後、ループが \(context.noted("lines error") ?? "（なし）") を投げた。"))
+                              ja: "2) `for try await line in DroppingLines()`: \(lines.count) 行の後、ループが \(context.noted("lines error") ?? "（なし）") をスローした。"))
 
         // 3) break.
         let before = context.trace.events.filter { $0.label.hasPrefix("next()") }.count

@@ -127,7 +127,7 @@ extension Chapter06 {
             ja: """
             キャンセルが先に来たのに、呼び出し元は応答を受け取って続行しました。素朴なブリッジはキャンセルを一切見ないので、キャンセルされたタスクは購読を生かしたままパブリッシャを待ったのです。\
             応答に 1 分かかれば、閉じた画面のタスクは 1 分待ち、応答が来なければ永遠に待ちます。\
-            注意深いブリッジは `withTaskCancellationHandler` を加え、購読をキャンセルしてすぐに `CancellationError` を投げます（シナリオ 2、第 05 章 §8）。
+            注意深いブリッジは `withTaskCancellationHandler` を加え、購読をキャンセルしてすぐに `CancellationError` をスローします（シナリオ 2、第 05 章 §8）。
             """),
         classify: classifyCancelledBridge,
         body: naiveBridgeCancelled)

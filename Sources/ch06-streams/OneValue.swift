@@ -108,7 +108,7 @@ extension Chapter06 {
             """,
             ja: """
             1) 講演と同じ形の素朴なブリッジ: `withCheckedThrowingContinuation` で購読し、最初の値で再開し、\
-            先に完了したら `.finishedWithoutValue` を投げ、失敗ならそのエラーを投げ直します。パブリッシャは 3 つ: `Just(1)`、`Empty`、`.offline` で失敗するサブジェクト。\
+            先に完了したら `.finishedWithoutValue` をスローし、失敗ならそのエラーを再スローします。パブリッシャは 3 つ: `Just(1)`、`Empty`、`.offline` で失敗するサブジェクト。\
             2) その穴: 待っているタスクをキャンセルし、その後パブリッシャが 42 を送ります。素朴なブリッジはキャンセルを一切見ません。\
             注意深いブリッジ（第 05 章 §8）は `withTaskCancellationHandler` を加えます。\
             3) 値なしで完了するパブリッシャに `values.first { _ in true }!` を、子プロセス（`ch06-streams --child force-unwrap-first`）で実行します。続いて安全な書き方。\
@@ -120,7 +120,7 @@ extension Chapter06 {
                 ja: "パート 2: 素朴なブリッジを待つタスクをキャンセルし、その後パブリッシャが 42 を送ります。タスクが受け取るのは？\n  A) すぐに CancellationError\n  B) 42\n  C) 永遠に待つ"),
             explanation: Localized(
                 "B. Cancelling a task only sets a flag; the naive bridge never checks it, so the task waits for the publisher and returns its value as if nothing happened, with the subscription live until then. Had the publisher never sent, the answer would have been C. The careful bridge cancels the subscription and throws CancellationError at once (A).",
-                ja: "B です。タスクのキャンセルはフラグを立てるだけで、素朴なブリッジはそれを確かめません。だからタスクはパブリッシャを待ち、何もなかったかのように値を返します。それまで購読も生きたままです。パブリッシャが何も送らなければ C になっていました。注意深いブリッジは購読をキャンセルし、すぐに CancellationError を投げます（A）。"),
+                ja: "B です。タスクのキャンセルはフラグを立てるだけで、素朴なブリッジはそれを確かめません。だからタスクはパブリッシャを待ち、何もなかったかのように値を返します。それまで購読も生きたままです。パブリッシャが何も送らなければ C になっていました。注意深いブリッジは購読をキャンセルし、すぐに CancellationError をスローします（A）。"),
             observe: { $0.noted("naive cancel: answer letter") ?? "" },
             isPossible: { $0 == "B" })
     ) { context in
@@ -193,7 +193,7 @@ extension Chapter06 {
         let safe = await outcome { try await firstOfValues(FakePublisher<Int>.empty) }
         context.note("safe first", safe)
         context.say(Localized("  The safe spelling — `guard let first = try await values.first(where: { _ in true }) else { throw … }` — threw \(safe).",
-                              ja: "  安全な書き方 `guard let first = try await values.first(where: { _ in true }) else { throw … }` は \(safe) を投げました。"))
+                              ja: "  安全な書き方 `guard let first = try await values.first(where: { _ in true }) else { throw … }` は \(safe) をスローしました。"))
 
         // 4) Future starts at once; an async function when awaited; Deferred per subscriber.
         let futureNetwork = RequestCounter()

@@ -56,7 +56,7 @@ extension Chapter06 {
                 throw error
             }
             if fails {
-                drawn?.span(Localized("\(name): throws .offline", ja: "\(name): .offline を投げる"), lane: lane, from: start)
+                drawn?.span(Localized("\(name): throws .offline", ja: "\(name): .offline をスローする"), lane: lane, from: start)
                 throw StreamError.offline
             }
             drawn?.span(.verbatim("\(name): \(milliseconds) ms"), lane: lane, from: start)
@@ -181,12 +181,12 @@ extension Chapter06 {
             """,
             ja: """
             エクスプローラの仮想時間で実行します（10 ms は一瞬で、毎回同じ結果になります）。\
-            1) 依存し合う 3 つのリクエストをつなぐ `flatMap` の連鎖は、3 つ続けた `try await` になります。ステップ 2 が `.offline` を投げるので、ステップ 3 は始まらず、エラーは `catch` に届きます。\
-            2) `Zip3` は 3 つの `async let`、またはタスクグループになります。子 a は 300 ms、b は 10 ms 後に投げ、c は 50 ms かかります。\
-            `try await (a, b, c)` は a を最初に待つので、エラーが現れるのは 300 ms です。タプルで b を先頭にすると 10 ms。エラーを投げるタスクグループは終わった順に結果を渡すので 10 ms で、a と c をキャンセルします。\
+            1) 依存し合う 3 つのリクエストをつなぐ `flatMap` の連鎖は、3 つ続けた `try await` になります。ステップ 2 が `.offline` をスローするので、ステップ 3 は始まらず、エラーは `catch` に届きます。\
+            2) `Zip3` は 3 つの `async let`、またはタスクグループになります。子 a は 300 ms、b は 10 ms 後にスローし、c は 50 ms かかります。\
+            `try await (a, b, c)` は a を最初に待つので、エラーが現れるのは 300 ms です。タプルで b を先頭にすると 10 ms。エラーをスローするタスクグループは終わった順に結果を渡すので 10 ms で、a と c をキャンセルします。\
             `Zip` はどれかの入力が失敗した時点で失敗しますが、`async let` はそうなりません。そうなるように順番を決めるか、グループを使います。同じ 2 つのやり方を実時間でも計ります。\
             3) 5 枚の画像を 1 枚ずつ、成功数を数えながらアップロードします。画像 3 は読めません。次に、画面が 15 ms（画像 2 の途中）でキャンセルします。\
-            ただの `catch` は `CancellationError` を飲み込み、ループは次の画像へ進みます。投げ直せばループは止まります。
+            ただの `catch` は `CancellationError` を飲み込み、ループは次の画像へ進みます。再スローすればループは止まります。
             """)
     ) { context in
         // 1) flatMap
@@ -223,10 +223,10 @@ extension Chapter06 {
                In real time: the tuple \(real.tuple) ms, the group \(real.group) ms.
             """,
             ja: """
-            2) a: 300 ms、b: 10 ms 後に投げる、c: 50 ms。呼び出し元が .offline を受け取った時刻（仮想時間）:
+            2) a: 300 ms、b: 10 ms 後にスローする、c: 50 ms。呼び出し元が .offline を受け取った時刻（仮想時間）:
                `try await (a, b, c)`      \(seen.asyncLetTuple) ms
                `try await (b, a, c)`      \(seen.asyncLetFailingFirst) ms
-               エラーを投げるタスクグループ  \(seen.taskGroup) ms（a と c は CancellationError）
+               エラーをスローするタスクグループ  \(seen.taskGroup) ms（a と c は CancellationError）
                実時間では: タプル \(real.tuple) ms、グループ \(real.group) ms。
             """))
 
@@ -262,7 +262,7 @@ extension Chapter06 {
             ja: """
             3) 5 枚のアップロード、画像 3 は読めない: 5 枚中 \(plain.current.succeeded) 枚が成功 → `\(plain.current.result)`。
                15 ms でキャンセル、ただの `catch`: \(listed(naive.current.attempted)) を試し、\(naive.current.succeeded) 枚成功 → `\(naive.current.result)`。
-               15 ms でキャンセル、CancellationError を投げ直す: \(listed(fixed.current.attempted)) を試した → \(fixed.current.result)。
+               15 ms でキャンセル、CancellationError を再スローする: \(listed(fixed.current.attempted)) を試した → \(fixed.current.result)。
             """))
         draw(zipLog.events, on: context.trace)
         _ = uploadLog

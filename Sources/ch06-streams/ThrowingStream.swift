@@ -46,7 +46,7 @@ extension Chapter06 {
             """,
             ja: """
             `async` 関数が返すのは 1 つの結果です。途中の進捗はストリームにします。`AsyncThrowingStream` はエラーを持てる `AsyncStream` です。\
-            `finish(throwing: error)` で終わり、消費者の `for try await` は、それより前に送られた値を受け取った後、そのエラーを投げます。\
+            `finish(throwing: error)` で終わり、消費者の `for try await` は、それより前に送られた値を受け取った後、そのエラーをスローします。\
             1) ダウンロードが 25 %、50 % を報告した後、接続が切れます: `finish(throwing: .connectionLost)`。2) 25、50、75、100 を報告して `finish()`。\
             どちらもループが始まる前にストリームを満たしたので、値はバッファで待っていました。
             """)
@@ -63,7 +63,7 @@ extension Chapter06 {
             2) The loop got \(listed(complete.values)) and ended.
             """,
             ja: """
-            1) ループは \(listed(failing.values)) を受け取り、その後 `for try await` が \(failing.ending) を投げた。
+            1) ループは \(listed(failing.values)) を受け取り、その後 `for try await` が \(failing.ending) をスローした。
             2) ループは \(listed(complete.values)) を受け取って終わった。
             """))
     }

@@ -214,7 +214,7 @@ extension Chapter08 {
             書き込み側は実行中のリフレッシュにすでに加わっていました（2 回目の `refreshToken()` は保存されたタスクを await した）が、読み取り側はそうしていませんでした。\
             リフレッシュ役が 0 ms に `refreshToken()` を呼び、サーバーは 10 ms に応答し、読み手が 10 ms に `token()` を呼びます。\
             1) 出荷されたときの形を探索。2) スライドの修正: `token()` も保存されたタスクに加わる。\
-            3) 完全な修正（最初の `await` の前にタスクを保存し、トークンを保存するのと同じ区間でタスクを消し、エラーを待っている全員に投げる）を、リフレッシュ役 2 つと読み手 1 つで。\
+            3) 完全な修正（最初の `await` の前にタスクを保存し、トークンを保存するのと同じ区間でタスクを消し、エラーを待っている全員にスローする）を、リフレッシュ役 2 つと読み手 1 つで。\
             4) 失敗するリフレッシュを、スライドの修正と完全な修正で。5) 共有のリフレッシュの実行中に、呼び出し元の 1 つがキャンセルされる。
             """),
         prediction: .init(
@@ -252,7 +252,7 @@ extension Chapter08 {
         context.show("     " + padded(context.text(Localized("complete fix", ja: "完全な修正")), to: 16) + completeFailure)
         context.say(Localized(
             "   The slides' fix turns the failure into nil for everyone, and its early `return nil` leaves refreshTask set: C joined the failed task and the server never heard from it again. The complete fix threw the error to A and B, cleared the task, and C's call refreshed.",
-            ja: "   スライドの修正は失敗を全員にとっての nil に変え、途中の `return nil` が refreshTask を残します。C は失敗したタスクに加わり、サーバーに二度と問い合わせませんでした。完全な修正はエラーを A と B に投げ、タスクを消したので、C の呼び出しはリフレッシュしました。"))
+            ja: "   スライドの修正は失敗を全員にとっての nil に変え、途中の `return nil` が refreshTask を残します。C は失敗したタスクに加わり、サーバーに二度と問い合わせませんでした。完全な修正はエラーを A と B にスローし、タスクを消したので、C の呼び出しはリフレッシュしました。"))
         let trace = Localized("failed refresh", ja: "失敗したリフレッシュ")
         context.trace.record(.verbatim(slidesFailure), lane: trace)
         context.trace.record(.verbatim(completeFailure), lane: trace)

@@ -41,7 +41,7 @@ let sampleChapter = Chapter(
         ) { context in
             for letter in ["A", "B", "C", "D", "E"].prefix(context.knob("count")) { context.emit(letter) }
         },
-        Scenario(slug: "fails", title: Localized("Fails", ja: "失敗"), narration: Localized("Throws.", ja: "例外を投げます。")) { _ in
+        Scenario(slug: "fails", title: Localized("Fails", ja: "失敗"), narration: Localized("Throws.", ja: "例外をスローします。")) { _ in
             struct Boom: Error {}
             throw Boom()
         },

@@ -352,7 +352,7 @@ public enum CombineLatestCheck {
                           ja: "最後に送ったペアを覚えておき、それと等しいペアは送らないようにしましょう（`removeDuplicates`）。")
             case endsWithInputs.id:
                 Localized("Finish only when both inputs have ended (wait for both child tasks), and let an input's error end the stream at once: in a throwing task group, `while try await group.next() != nil {}` rethrows the first error as it comes, and leaving the group then cancels the other child — `group.waitForAll()` waits for every child before it throws.",
-                          ja: "両方の入力が終わってから終えましょう（2 つの子タスクを両方待つ）。入力のエラーはすぐにストリームを終えるようにします。スローするタスクグループでは、`while try await group.next() != nil {}` が最初のエラーを来たときに投げ直し、グループを抜けるともう一方の子がキャンセルされます。`group.waitForAll()` は、すべての子を待ってからスローします。")
+                          ja: "両方の入力が終わってから終えましょう（2 つの子タスクを両方待つ）。入力のエラーはすぐにストリームを終えるようにします。スローするタスクグループでは、`while try await group.next() != nil {}` が最初のエラーを来たときに再スローし、グループを抜けるともう一方の子がキャンセルされます。`group.waitForAll()` は、すべての子を待ってからスローします。")
             case inputsCancelled.id:
                 Localized("Keep the task that reads the inputs and cancel it from `continuation.onTermination`: the child tasks reading the inputs are cancelled with it, and their `for try await` loops end.",
                           ja: "入力を読むタスクを保持し、`continuation.onTermination` からキャンセルしましょう。入力を読む子タスクも一緒にキャンセルされ、その `for try await` ループが終わります。")

@@ -187,7 +187,7 @@ public enum DedupingCacheCheck {
                           ja: "すべてをキーごとに持ちましょう。実行中のダウンロードはキャッシュ全体で 1 つではなくキーごとに 1 つで、キーの待ち手はそのダウンロード自身の結果を受け取ります。")
             case failureShared.id:
                 Localized("Give every waiter the download's own result, error included (`try await task.value` throws it to each), and remove the entry when the download ends either way: a failure must not stay in the cache.",
-                          ja: "待っている全員にダウンロード自身の結果を、エラーも含めて渡しましょう（`try await task.value` は一人ひとりにエラーを投げます）。そして、ダウンロードが成功でも失敗でも終わったらエントリを消します。失敗をキャッシュに残してはいけません。")
+                          ja: "待っている全員にダウンロード自身の結果を、エラーも含めて渡しましょう（`try await task.value` は一人ひとりにエラーをスローします）。そして、ダウンロードが成功でも失敗でも終わったらエントリを消します。失敗をキャッシュに残してはいけません。")
             case sideBySide.id:
                 Localized("Only requests for the same key should wait for each other: a queue or a chain of tasks for the whole cache makes every key wait for the one before it.",
                           ja: "互いに待つのは同じキーへのリクエストだけにしましょう。キャッシュ全体で 1 つのキューやタスクの連鎖にすると、どのキーも前のキーを待つことになります。")
