@@ -17,6 +17,9 @@ final class FakeScreen {
     init(title: String) { self.title = title }
 }
 
+/// What `presentAndWaitUntilGone` logs as it resumes.
+let resumeWhenGone = "isBeingDismissed → resume()"
+
 /// A fake presenter shaped like UIKit's: `present(_:animated:completion:)` puts a screen up and
 /// calls `completion` once it is on screen; `dismiss` takes it down and calls the screen's
 /// `onDismiss`, once. Everything on the main actor, as UIKit is.
@@ -37,8 +40,8 @@ final class FakePresenter {
     /// Refused, as UIKit refuses it, while another screen is up: no completion, and the screen
     /// never appears, so it never disappears either.
     func present(_ screen: FakeScreen, animated: Bool, completion: (() -> Void)? = nil) {
-        if let current = presented {
-            log(.verbatim("present(\(screen.title)) refused: already presenting \(current.title)"), Self.uiLane)
+        if presented != nil {  // UIKit logs "…which is already presenting…"
+            log(Localized("present(\(screen.title)) refused", ja: "present(\(screen.title)) は拒否"), Self.uiLane)
             return
         }
         presented = screen
@@ -52,7 +55,7 @@ final class FakePresenter {
     func cover(with top: FakeScreen) {
         guard let under = presented, covering == nil else { return }
         covering = top
-        log(.verbatim("present(\(top.title)) over \(under.title)"), Self.uiLane)
+        log(Localized("present(\(top.title)), full screen", ja: "present(\(top.title))、フルスクリーン"), Self.uiLane)
         disappear(under)
     }
 
@@ -114,7 +117,7 @@ final class FakePresenter {
             screen.onDisappear = { [unowned screen, log] in
                 guard screen.isBeingDismissed else { return }     // covered, not gone: keep waiting
                 screen.onDisappear = nil                          // clear first: resume once
-                log(.verbatim("isBeingDismissed → resume()"), Self.uiLane)
+                log(.verbatim(resumeWhenGone), Self.uiLane)
                 continuation.resume(returning: true)
             }
             present(screen, animated: true)
@@ -307,7 +310,7 @@ extension Chapter05 {
     private static func disappearIsNotDismiss(_ context: ScenarioContext) async {
         context.say(Localized("4) Resuming from a disappear hook (like UIKit's viewDidDisappear); the resumes are counted, not made:",
                               ja: "4) 消えたときのフック（UIKit の viewDidDisappear に相当）で再開すると（再開は数えるだけで、実際にはしない）:"))
-        let presenter = await presenter(context)
+        let presenter = await FakePresenter { _, _ in }  // the timeline shows the hook's resumes only
         let (resumes, firstWhileUp, resumesWhenRefused) = await MainActor.run { () -> (Int, Bool, Int) in
             var resumes = 0
             var firstWhileUp = false
@@ -346,7 +349,10 @@ extension Chapter05 {
     private static func resumeOnceFromDisappear(_ context: ScenarioContext) async throws {
         context.say(Localized("5) presentAndWaitUntilGone: resume only when isBeingDismissed, clear the hook first, and end at once if the presentation is refused:",
                               ja: "5) presentAndWaitUntilGone: isBeingDismissed のときだけ再開し、先にフックを消し、表示が拒否されたらすぐに終える:"))
-        let presenter = await presenter(context)
+        let resumed = Locked(0)
+        let presenter = await FakePresenter { label, _ in  // the timeline shows the task only
+            if label.en == resumeWhenGone { resumed.withLock { $0 += 1 } }
+        }
         let continued = Locked(false)
         let task = Task { @MainActor in
             let shown = await presenter.presentAndWaitUntilGone(FakeScreen(title: "settings"))
@@ -371,7 +377,7 @@ extension Chapter05 {
         let shownWhenRefused = await refusedResult.value
         await MainActor.run { if let login = presenter.presented { presenter.dismiss(login, animated: true) } }
 
-        let resumes = context.trace.events.filter { $0.label == "isBeingDismissed → resume()" }.count
+        let resumes = resumed.current
         context.note("once: continued while covered", String(continuedWhileCovered))
         context.note("once: resumes", String(resumes))
         context.note("once: shown", String(shown))

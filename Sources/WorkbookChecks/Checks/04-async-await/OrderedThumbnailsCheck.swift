@@ -173,6 +173,10 @@ public enum OrderedThumbnailsCheck {
             return Localized(
                 "\(call): \(what.en). Results come out of a group in the order the loads end; keep each id's index with its result and put it back in place.",
                 ja: "\(call): \(what.ja)。グループからは、ロードが終わった順に結果が出てきます。id ごとのインデックスを結果と一緒に持ち、元の位置に戻しましょう。")
+        case startsInOrder.id:
+            return Localized(
+                "\(call): \(what.en). Start the loads in the order of `ids` — the first `maxInFlight`, then `ids[next]` each time one ends — and keep each result's index to put it in place.",
+                ja: "\(call): \(what.ja)。ロードは `ids` の順に始めます。最初に `maxInFlight` 個、その後は 1 つ終わるたびに `ids[next]` を始め、結果はそれぞれのインデックスで元の位置に戻します。")
         case slotsKeptBusy.id:
             return Localized(
                 "\(call): \(what.en); loads that start in the order asked for, each as soon as one ends, finish at \(windowEnd(six.map(\.ms), maxInFlight: 2)) ms (\(maxInFlight) at once). Waiting for a whole batch, or one load at a time, leaves slots idle.",
