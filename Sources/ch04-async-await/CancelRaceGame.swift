@@ -94,7 +94,7 @@ extension Chapter04 {
     /// Game 2: cancel the old search, and still see its results.
     static let cancelRaceGame = Game(
         slug: "cancel-race",
-        title: Localized("Cancel the old search: can its stale results still win?", ja: "古い検索をキャンセル: 古い結果が勝つことはあるか？"),
+        title: Localized("Cancel the old search: can its stale results still win?", ja: "古い検索をキャンセル: 古い結果が画面に残ることはあるか？"),
         narration: Localized(
             """
             Search as you type. The search for "sw" starts and fetches for 20 ms. At 20 ms the user has typed "swift": \
@@ -107,7 +107,7 @@ extension Chapter04 {
             入力しながら検索する画面です。"sw" の検索が始まり、20 ms かけて取得します。20 ms の時点でユーザーは "swift" まで入力しています。\
             親は古い検索をキャンセルし、新しい検索が始まります。新しい検索の結果はキャッシュにあるので、取得はしません。\
             どちらの検索も、取得の後に `Task.isCancelled` を確かめ、デコーダのアクターを await し、画面のアクターに結果を表示します。\
-            最後に画面に出ているべきなのは "swift" です。20 ms の時点で期限が来るタイマーは 3 つ（古い取得、親のキャンセル、新しい検索）で、\
+            最後に画面に出ているべきなのは "swift" です。20 ms に満了するタイマーは 3 つ（古い取得、親のキャンセル、新しい検索）で、\
             どれを先に発火させるかをあなたが選びます。"sw" を画面に残せますか？
             """),
         explanation: cancelRaceExplanation,
