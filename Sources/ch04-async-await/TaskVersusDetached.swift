@@ -167,7 +167,7 @@ extension Chapter04 {
 
         let rows: [(key: String, code: String)] = [
             ("A", "`async let`"), ("G", "`group.addTask { }`"), ("T self", "`Task { self… }`"), ("T", "`Task { }`"), ("D", "`Task.detached { }`"),
-            ("D awaited", Localized("  … awaited", ja: "  … が await されている間").text(context.language)),
+            ("D awaited", Localized("  … awaited", ja: "  … 待たれている間").text(context.language)),
         ]
         let header = padded("", to: 24) + padded("basePriority", to: 14) + padded("currentPriority", to: 17) + padded("Request.id", to: 12) + "#isolation"
         context.show("  " + header)
