@@ -61,7 +61,7 @@ static _Thread_local int inKeyPathForm;
 NOT_CHECKED_BY_TSAN static void keyForm(void **cache, const char *name, workbook_announcement_kind kind,
                                         uint64_t word0, uint64_t word1, void *self) {
     ((KeyMethod)next(cache, name))(word0, word1, self);
-    if (inKeyPathForm) return;
+    if (inKeyPathForm || !workbook_operation_announcements_available()) return;  // off: as on a Mac
     char key[16];
     smallString(word0, word1, key);
     workbook_operation_announced(self, kind, key, NULL);
@@ -72,6 +72,7 @@ NOT_CHECKED_BY_TSAN static void keyPathForm(void **cache, const char *name, work
     inKeyPathForm++;
     ((KeyPathMethod)next(cache, name))(keyPath, valueType, self);
     inKeyPathForm--;
+    if (!workbook_operation_announcements_available()) return;
     workbook_operation_announced(self, kind, "", keyPath);
 }
 
