@@ -17,9 +17,6 @@ final class FakeScreen {
     init(title: String) { self.title = title }
 }
 
-/// What `presentAndWaitUntilGone` logs as it resumes.
-let resumeWhenGone = "isBeingDismissed → resume()"
-
 /// A fake presenter shaped like UIKit's: `present(_:animated:completion:)` puts a screen up and
 /// calls `completion` once it is on screen; `dismiss` takes it down and calls the screen's
 /// `onDismiss`, once. Everything on the main actor, as UIKit is.
@@ -31,6 +28,8 @@ final class FakePresenter {
     private(set) var presented: FakeScreen?
     /// A full-screen screen presented over `presented`.
     private(set) var covering: FakeScreen?
+    /// How many times `presentAndWaitUntilGone` has resumed its continuation.
+    private(set) var resumesWhenGone = 0
     /// Fired each time a screen is on screen, so the scenario's "user" acts only then.
     private(set) var shown = OneShotSignal()
     private let log: Log
@@ -114,10 +113,10 @@ final class FakePresenter {
     ///                                                      // refused: never resumes
     func presentAndWaitUntilGone(_ screen: FakeScreen) async -> Bool {
         await withCheckedContinuation { continuation in
-            screen.onDisappear = { [unowned screen, log] in
+            screen.onDisappear = { [unowned screen, unowned self] in
                 guard screen.isBeingDismissed else { return }     // covered, not gone: keep waiting
                 screen.onDisappear = nil                          // clear first: resume once
-                log(.verbatim(resumeWhenGone), Self.uiLane)
+                resumesWhenGone += 1
                 continuation.resume(returning: true)
             }
             present(screen, animated: true)
@@ -349,10 +348,7 @@ extension Chapter05 {
     private static func resumeOnceFromDisappear(_ context: ScenarioContext) async throws {
         context.say(Localized("5) presentAndWaitUntilGone: resume only when isBeingDismissed, clear the hook first, and end at once if the presentation is refused:",
                               ja: "5) presentAndWaitUntilGone: isBeingDismissed のときだけ再開し、先にフックを消し、表示が拒否されたらすぐに終える:"))
-        let resumed = Locked(0)
-        let presenter = await FakePresenter { label, _ in  // the timeline shows the task only
-            if label.en == resumeWhenGone { resumed.withLock { $0 += 1 } }
-        }
+        let presenter = await FakePresenter { _, _ in }  // the timeline shows the task only
         let continued = Locked(false)
         let task = Task { @MainActor in
             let shown = await presenter.presentAndWaitUntilGone(FakeScreen(title: "settings"))
@@ -377,7 +373,7 @@ extension Chapter05 {
         let shownWhenRefused = await refusedResult.value
         await MainActor.run { if let login = presenter.presented { presenter.dismiss(login, animated: true) } }
 
-        let resumes = resumed.current
+        let resumes = await presenter.resumesWhenGone
         context.note("once: continued while covered", String(continuedWhileCovered))
         context.note("once: resumes", String(resumes))
         context.note("once: shown", String(shown))

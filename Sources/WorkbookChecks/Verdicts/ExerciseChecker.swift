@@ -281,7 +281,7 @@ public struct ExerciseChecker: Sendable {
     /// Where the learner's file takes and releases its locks and announces changes — the order
     /// that `lock-across-announcement` is about.
     func announcingPlaces(_ file: String) -> [String] {
-        places(in: file, matching: #"\.(lock|unlock|withLock|sync|willChangeValue|didChangeValue)\b"#,
+        places(in: file, matching: #"\.(lock|unlock|withLock|sync)\b|\b(willChangeValue|didChangeValue)\("#,
                head: Localized(
                 "  Where your code locks, unlocks and announces (each didChangeValue must come after the unlock):",
                 ja: "  あなたのコードがロック・アンロック・通知をする場所（didChangeValue はどれもアンロックの後に来る必要があります）:"))

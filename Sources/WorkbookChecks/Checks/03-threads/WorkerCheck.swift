@@ -322,13 +322,11 @@ public enum WorkerCheck {
             return false
         }
         var watch = KernelThread.BlockedWatch(thread)
-        var ended = false
         pollUntil(seconds: 2) {
-            if thread.state == .gone { ended = true; return true }
-            guard let sleeps = thread.usage?.sleeps, sleeps > sleepsBefore else { return false }
-            return watch.look()
+            guard let sleeps = thread.usage?.sleeps else { return true }  // gone
+            return sleeps > sleepsBefore && watch.look()
         }
-        return ended || thread.state == .gone
+        return thread.state == .gone
     }
 
     // MARK: 3. Shutdown drains
